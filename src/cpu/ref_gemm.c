@@ -1,0 +1,71 @@
+/* Reference LUT-GEMM: for every output element, Σ_k x·ŵ in double in
+ * ascending k, rounded once to the output dtype. Threads split the columns;
+ * each element is computed start to finish by one thread in one order, so
+ * the bits do not depend on the thread count. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "numeric.h"
+#include "reference.h"
+
+/* The DESIGN.md §3 bound for one element, rounded up to float. */
+static float element_bound(double y_ref, double sum_abs, int64_t k, lutmm_dtype y_dtype) {
+  const double b = lutmm_dtype_epsilon(y_dtype) * fabs(y_ref) + 2.0 * (double)k * 0x1p-24 * sum_abs +
+                   lutmm_dtype_tiny(y_dtype);
+  float f = (float)b;
+  if ((double)f < b) f = nextafterf(f, INFINITY);
+  return f;
+}
+
+/* X widened to float once (exact), so the inner loop is plain loads. */
+static float *widen_x(const lutmm_gemm_args *a, int64_t k) {
+  const size_t count = (size_t)a->m * (size_t)k;
+  float *x = malloc(count * sizeof *x);
+  if (x != NULL)
+    for (size_t i = 0; i < count; i++) x[i] = lutmm_load_as_f32(a->x, a->x_dtype, (int64_t)i);
+  return x;
+}
+
+static void column_product(const lutmm_gemm_args *a, const float *x, const float *column, int64_t k, int64_t n,
+                           int64_t nn, float *bound) {
+  for (int64_t m = 0; m < a->m; m++) {
+    const float *xr = x + m * k;
+    double acc = 0.0, sum_abs = 0.0;
+    for (int64_t kk = 0; kk < k; kk++) {
+      const double product = (double)xr[kk] * (double)column[kk]; /* exact: 24 + 24 bits */
+      acc += product;
+      sum_abs += fabs(product);
+    }
+    lutmm_store_from_f64(a->y, a->y_dtype, m * n + nn, acc);
+    if (bound != NULL) {
+      const double y_ref = (double)lutmm_load_as_f32(a->y, a->y_dtype, m * n + nn);
+      bound[m * n + nn] = element_bound(y_ref, sum_abs, k, a->y_dtype);
+    }
+  }
+}
+
+lutmm_status lutmm_reference_gemm_run(int num_threads, const lutmm_weights *w, const lutmm_gemm_args *a,
+                                      float *bound) {
+  const int64_t k = w->params.k, n = w->params.n;
+  float *x = widen_x(a, k);
+  if (x == NULL) return LUTMM_ERR_OUT_OF_MEMORY;
+  int ok = 1;
+#pragma omp parallel num_threads(lutmm_ref_threads(num_threads)) reduction(&& : ok)
+  {
+    float *column = malloc((size_t)k * sizeof *column);
+    ok = column != NULL;
+#pragma omp for schedule(static)
+    for (int64_t nn = 0; nn < n; nn++) {
+      if (column == NULL) continue;
+      lutmm_ref_dequantize_column(w, a->x_dtype, nn, column);
+      column_product(a, x, column, k, n, nn, bound);
+    }
+    free(column);
+  }
+  free(x);
+  return ok ? LUTMM_OK : LUTMM_ERR_OUT_OF_MEMORY;
+}
+
+lutmm_status lutmm_ref_gemm(lutmm_context *ctx, const lutmm_weights *w, const lutmm_gemm_args *args) {
+  return lutmm_reference_gemm_run(ctx->num_threads, w, args, NULL);
+}
