@@ -163,8 +163,11 @@ typedef struct lutmm_quant_params {
 } lutmm_quant_params;
 
 /* Number of scale rows G (k / group_size, or 1 for whole-column groups) after
- * validating the parameters (bits, shape, group size, dtype, overflow of
- * every byte count). */
+ * validating the parameters. Returns, checked in this order,
+ * LUTMM_ERR_INVALID_BITS, LUTMM_ERR_INVALID_SHAPE (k or n < 1),
+ * LUTMM_ERR_INVALID_ARGUMENT (scale dtype), LUTMM_ERR_INVALID_GROUP_SIZE,
+ * LUTMM_ERR_OVERFLOW (k or n above 2^40, or a byte count beyond size_t);
+ * lutmm_quantize and lutmm_pack return the same for the same params. */
 lutmm_status lutmm_quant_params_check(const lutmm_quant_params *params, int64_t *num_groups);
 
 /* Quantizes W (k×n float32, context memory) with `table` (2^bits floats,
@@ -220,7 +223,10 @@ lutmm_status lutmm_unpack(lutmm_context *ctx, const lutmm_weights *weights,
  * are the table value and scale rounded to `dtype` (exact product, one
  * rounding). This is the value every GEMM multiplies by when its activations
  * have that dtype. Output in context memory.
- * LUTMM_ERR_BACKEND_MISMATCH as for lutmm_unpack. */
+ * LUTMM_ERR_BACKEND_MISMATCH as for lutmm_unpack, LUTMM_ERR_INVALID_ARGUMENT
+ * for a dtype outside the enum, LUTMM_ERR_SCALE_OVERFLOW when the largest
+ * table magnitude times the largest scale overflows `dtype` (e.g. fp32 scales
+ * above 65504 with fp16) — refused rather than producing Inf/NaN. */
 lutmm_status lutmm_dequantize(lutmm_context *ctx, const lutmm_weights *weights,
                               lutmm_dtype dtype, void *w_hat);
 
@@ -245,8 +251,13 @@ lutmm_status lutmm_weights_deserialize(lutmm_context *ctx, const void *buffer,
  * backends accumulate in float32 and stay within the bound of
  * lutmm_reference_gemm. Supported dtypes: REFERENCE and CPU take F32, F16
  * and BF16 for both; CUDA takes F16/BF16 activations with any output dtype.
- * LUTMM_ERR_INVALID_SHAPE for m < 1, LUTMM_ERR_UNSUPPORTED for a dtype the
- * backend cannot run, LUTMM_ERR_BACKEND_MISMATCH as for lutmm_unpack.
+ * LUTMM_ERR_INVALID_SHAPE for m < 1, LUTMM_ERR_OVERFLOW when the byte count
+ * of X or Y does not fit in size_t, LUTMM_ERR_INVALID_ARGUMENT for a dtype
+ * outside the enum or for X and Y that overlap, LUTMM_ERR_SCALE_OVERFLOW as
+ * for lutmm_dequantize with dtype = x_dtype, LUTMM_ERR_UNSUPPORTED for a
+ * dtype the backend cannot run, LUTMM_ERR_BACKEND_MISMATCH as for
+ * lutmm_unpack. On LUTMM_ERR_OUT_OF_MEMORY from a host backend Y is
+ * unspecified.
  * Does not allocate on CUDA contexts and does not synchronize. */
 lutmm_status lutmm_gemm(lutmm_context *ctx, const lutmm_weights *weights, int64_t m,
                         const void *x, lutmm_dtype x_dtype, void *y, lutmm_dtype y_dtype);
@@ -257,7 +268,9 @@ lutmm_status lutmm_gemm(lutmm_context *ctx, const lutmm_weights *weights, int64_
  *   |y − y_ref| <= eps_out·|y_ref| + 2·K·2^−24·Σ_k |x_k·ŵ_k| + tiny_out
  * where eps_out is the output dtype's machine epsilon (2^−23, 2^−10, 2^−7)
  * and tiny_out its smallest subnormal. See docs/NUMERICS.md.
- * LUTMM_ERR_BACKEND_MISMATCH for device-resident weights. */
+ * LUTMM_ERR_BACKEND_MISMATCH for device-resident weights,
+ * LUTMM_ERR_INVALID_ARGUMENT when `bound` overlaps Y; other statuses as for
+ * lutmm_gemm. */
 lutmm_status lutmm_reference_gemm(lutmm_context *ctx, const lutmm_weights *weights,
                                   int64_t m, const void *x, lutmm_dtype x_dtype, void *y,
                                   lutmm_dtype y_dtype, float *bound);

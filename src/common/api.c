@@ -6,6 +6,7 @@
 #include "backend.h"
 #include "lutmm.h"
 #include "numeric.h"
+#include "quant_rule.h"
 #include "tables.h"
 #include "validate.h"
 
@@ -150,6 +151,32 @@ lutmm_status lutmm_weights_create(lutmm_context *ctx, const lutmm_quant_params *
   return LUTMM_OK;
 }
 
+/* Records the largest |scale| (read back from the backend's memory once,
+ * scales are a small fraction of the weights) so that GEMM and dequantize
+ * can refuse a compute dtype in which the weights overflow. */
+lutmm_status lutmm_weights_measure_scales(lutmm_context *ctx, lutmm_weights *w) {
+  uint8_t *host = malloc(w->geom.scale_bytes);
+  if (host == NULL) return LUTMM_ERR_OUT_OF_MEMORY;
+  lutmm_status st = ctx->ops->copy_to_host(ctx, host, w->scales, w->geom.scale_bytes);
+  float largest = 0.0f;
+  const size_t count = w->geom.scale_bytes / lutmm_dtype_size(w->params.scale_dtype);
+  for (size_t i = 0; st == LUTMM_OK && i < count; i++) {
+    const float s = lutmm_load_as_f32(host, w->params.scale_dtype, (int64_t)i);
+    largest = s > largest ? s : -s > largest ? -s : largest;
+  }
+  free(host);
+  w->max_abs_scale = largest;
+  return st;
+}
+
+/* Whether every Ŵ = round_c(T_c × s_c) is finite in compute dtype c: the
+ * largest table magnitude times the largest scale bounds every product. */
+static lutmm_status check_weights_fit(const lutmm_weights *w, lutmm_dtype c) {
+  const float table_max = lutmm_table_max_magnitude(w->table, 1 << w->params.bits);
+  const float largest = lutmm_dequant_value(table_max, w->max_abs_scale, c);
+  return lutmm_f32_is_finite(largest) ? LUTMM_OK : LUTMM_ERR_SCALE_OVERFLOW;
+}
+
 lutmm_status lutmm_pack(lutmm_context *ctx, const lutmm_quant_params *params, const float *table,
                         const uint8_t *codes, const void *scales, lutmm_weights **weights) {
   if (ctx == NULL || params == NULL || table == NULL || codes == NULL || scales == NULL || weights == NULL)
@@ -163,6 +190,7 @@ lutmm_status lutmm_pack(lutmm_context *ctx, const lutmm_quant_params *params, co
   lutmm_weights *w;
   if ((st = lutmm_weights_create(ctx, params, &g, host_table, &w)) != LUTMM_OK) return st;
   st = ctx->ops->pack(ctx, codes, scales, w);
+  if (st == LUTMM_OK) st = lutmm_weights_measure_scales(ctx, w);
   if (st == LUTMM_OK && ctx->ops->weights_finish != NULL) st = ctx->ops->weights_finish(ctx, w);
   if (st != LUTMM_OK) {
     lutmm_weights_release(w);
@@ -212,6 +240,7 @@ lutmm_status lutmm_dequantize(lutmm_context *ctx, const lutmm_weights *weights, 
   if (!lutmm_dtype_is_valid(dtype)) return LUTMM_ERR_INVALID_ARGUMENT;
   lutmm_status st = check_weights_usable(ctx, weights);
   if (st != LUTMM_OK) return st;
+  if ((st = check_weights_fit(weights, dtype)) != LUTMM_OK) return st;
   if (ctx->ops->dequantize == NULL) return LUTMM_ERR_UNSUPPORTED;
   return ctx->ops->dequantize(ctx, weights, dtype, w_hat);
 }
@@ -227,6 +256,7 @@ static lutmm_status validate_gemm(const lutmm_context *ctx, const lutmm_weights 
   if (st != LUTMM_OK) return st;
   if ((st = lutmm_matrix_bytes(a->m, w->params.n, a->y_dtype, &y_bytes)) != LUTMM_OK) return st;
   if (lutmm_ranges_overlap(a->x, x_bytes, a->y, y_bytes)) return LUTMM_ERR_INVALID_ARGUMENT;
+  if ((st = check_weights_fit(w, a->x_dtype)) != LUTMM_OK) return st;
   return check_weights_usable(ctx, w);
 }
 
@@ -249,5 +279,10 @@ lutmm_status lutmm_reference_gemm(lutmm_context *ctx, const lutmm_weights *weigh
   lutmm_status st = validate_gemm(ctx, weights, &args);
   if (st == LUTMM_ERR_BACKEND_MISMATCH) st = LUTMM_OK; /* host weights, whatever ctx runs */
   if (st != LUTMM_OK) return st;
+  size_t y_bytes, bound_bytes;
+  if (bound != NULL && lutmm_matrix_bytes(m, weights->params.n, LUTMM_DTYPE_F32, &bound_bytes) == LUTMM_OK &&
+      lutmm_matrix_bytes(m, weights->params.n, y_dtype, &y_bytes) == LUTMM_OK &&
+      lutmm_ranges_overlap(bound, bound_bytes, y, y_bytes))
+    return LUTMM_ERR_INVALID_ARGUMENT;
   return lutmm_reference_gemm_run(ctx->num_threads, weights, &args, bound);
 }

@@ -30,6 +30,7 @@ struct lutmm_weights {
   void *planes;        /* geom.packed_bytes, owner's memory */
   void *scales;        /* geom.scale_bytes: scale_rows × n_pad, padding is 0 */
   void *backend_data;  /* owner's extras (e.g. device-side tables) */
+  float max_abs_scale; /* largest |scale|, set after pack/deserialize: range checks */
 };
 
 /* One GEMM call, validated. */
@@ -102,6 +103,9 @@ lutmm_status lutmm_backend_select(lutmm_backend requested, const lutmm_backend_o
  * uninitialized). */
 lutmm_status lutmm_weights_create(lutmm_context *ctx, const lutmm_quant_params *params, const lutmm_geometry *g,
                                   const float *host_table, lutmm_weights **out);
+/* Sets w->max_abs_scale from the scales in the backend's memory. */
+lutmm_status lutmm_weights_measure_scales(lutmm_context *ctx, lutmm_weights *w);
+
 /* Frees what lutmm_weights_create made. */
 void lutmm_weights_release(lutmm_weights *w);
 

@@ -19,8 +19,10 @@ static float element_bound(double y_ref, double sum_abs, int64_t k, lutmm_dtype 
 
 /* X widened to float once (exact), so the inner loop is plain loads. */
 static float *widen_x(const lutmm_gemm_args *a, int64_t k) {
-  const size_t count = (size_t)a->m * (size_t)k;
-  float *x = malloc(count * sizeof *x);
+  size_t bytes;
+  if (lutmm_matrix_bytes(a->m, k, LUTMM_DTYPE_F32, &bytes) != LUTMM_OK) return NULL;
+  const size_t count = bytes / sizeof(float);
+  float *x = malloc(bytes);
   if (x != NULL)
     for (size_t i = 0; i < count; i++) x[i] = lutmm_load_as_f32(a->x, a->x_dtype, (int64_t)i);
   return x;

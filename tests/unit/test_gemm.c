@@ -1,0 +1,242 @@
+/* Dequantization against round_c(T_c × s_c) and GEMM against a naive triple
+ * loop, both written here with the tests' own rounding (floats.c): the
+ * library must match bit for bit. Outputs are poisoned (NaN) before every
+ * call and followed by sentinel bytes. Also the error bound of
+ * lutmm_reference_gemm against the formula in lutmm.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "floats.h"
+
+static const lutmm_dtype kDtypes[3] = {LUTMM_DTYPE_F32, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16};
+
+/* Ŵ[k][n] in dtype c, from the codes and scales the case was packed with. */
+static double model_w_hat(const packed_case *pc, int64_t k, int64_t n, lutmm_dtype c) {
+  const int64_t group = pc->params.group_size == 0 ? pc->params.k : pc->params.group_size;
+  const double s = unit_load(pc->scales, pc->params.scale_dtype, (size_t)((k / group) * pc->params.n + n));
+  const double t = pc->table[pc->codes[k * pc->params.n + n]];
+  return unit_round(unit_round(t, c) * unit_round(s, c), c); /* the product of two c values is exact in double */
+}
+
+static void check_dequantize_case(lutmm_context *ctx, const packed_case *pc) {
+  const size_t count = (size_t)pc->params.k * (size_t)pc->params.n;
+  for (int d = 0; d < 3; d++) {
+    guarded out = guarded_alloc(count * unit_dtype_size(kDtypes[d]), 0xFF);
+    CHECK_OK(lutmm_dequantize(ctx, pc->weights, kDtypes[d], out.data));
+    guarded expected = guarded_alloc(count * unit_dtype_size(kDtypes[d]), 0);
+    for (int64_t k = 0; k < pc->params.k; k++)
+      for (int64_t n = 0; n < pc->params.n; n++)
+        unit_store(expected.data, kDtypes[d], (size_t)(k * pc->params.n + n), model_w_hat(pc, k, n, kDtypes[d]));
+    if (memcmp(out.data, expected.data, out.bytes) != 0)
+      unit_fail(__FILE__, __LINE__, "dequantize dtype %d differs: bits %d k %lld n %lld", d, pc->params.bits,
+                (long long)pc->params.k, (long long)pc->params.n);
+    CHECK(guarded_intact(&out));
+    guarded_free(&out), guarded_free(&expected);
+  }
+}
+
+static void dequantize(void) {
+  lutmm_context *ctx = unit_context();
+  const int64_t shapes[][3] = {{16, 1, 16}, {48, 65, 16}, {80, 7, 0}, {128, 130, 32}, {5, 63, 0}};
+  int index = 0;
+  for (int bits = 1; bits <= 8; bits++) {
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++, index++) {
+      const lutmm_quant_params p = {bits, shapes[s][0], shapes[s][1], shapes[s][2], kDtypes[index % 3]};
+      packed_case pc;
+      if (packed_case_make(ctx, &p, (uint64_t)index, &pc)) check_dequantize_case(ctx, &pc);
+      packed_case_free(&pc);
+    }
+  }
+  lutmm_context_destroy(ctx);
+}
+
+/* Random activations already representable in `dtype`, in [−2, 2). */
+static void *make_x(unit_rng *r, int64_t count, lutmm_dtype dtype) {
+  void *x = malloc((size_t)count * unit_dtype_size(dtype));
+  for (int64_t i = 0; i < count; i++) unit_store(x, dtype, (size_t)i, rng_uniform(r, -2.0f, 2.0f));
+  return x;
+}
+
+/* Ŵ (K×N) in compute dtype c, as doubles. */
+static double *model_w_hat_matrix(const packed_case *pc, lutmm_dtype c) {
+  const int64_t K = pc->params.k, N = pc->params.n;
+  double *w_hat = malloc((size_t)(K * N) * sizeof *w_hat);
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t n = 0; n < N; n++) w_hat[k * N + n] = model_w_hat(pc, k, n, c);
+  return w_hat;
+}
+
+/* Y by the naive triple loop: Σ_k x·ŵ in double, ascending k, one rounding
+ * to the output dtype. x and ŵ are exact doubles (a product of two values
+ * of at most 24 significant bits is exact). */
+static void naive_gemm(const double *w_hat, int64_t K, int64_t N, int64_t m, const double *x, void *y,
+                       lutmm_dtype yd, double *sum_abs) {
+  for (int64_t i = 0; i < m; i++) {
+    for (int64_t n = 0; n < N; n++) {
+      double acc = 0.0, abs_acc = 0.0;
+      for (int64_t k = 0; k < K; k++) {
+        const double product = x[i * K + k] * w_hat[k * N + n];
+        acc += product;
+        abs_acc += fabs(product);
+      }
+      unit_store(y, yd, (size_t)(i * N + n), acc);
+      if (sum_abs != NULL) sum_abs[i * N + n] = abs_acc;
+    }
+  }
+}
+
+/* X as exact doubles. */
+static double *widen(const void *x, int64_t count, lutmm_dtype dtype) {
+  double *out = malloc((size_t)count * sizeof *out);
+  for (int64_t i = 0; i < count; i++) out[i] = unit_load(x, dtype, (size_t)i);
+  return out;
+}
+
+/* The library's GEMM against the loop for every M and all 9 dtype pairs. */
+static void check_gemm_case(lutmm_context *ctx, const packed_case *pc, const int64_t *ms, int m_count, unit_rng *r) {
+  const int64_t K = pc->params.k, N = pc->params.n;
+  for (int xd = 0; xd < 3; xd++) {
+    double *w_hat = model_w_hat_matrix(pc, kDtypes[xd]);
+    for (int mi = 0; mi < m_count; mi++) {
+      const int64_t m = ms[mi];
+      void *x = make_x(r, m * K, kDtypes[xd]);
+      double *x_exact = widen(x, m * K, kDtypes[xd]);
+      for (int yd = 0; yd < 3; yd++) {
+        const size_t y_bytes = (size_t)(m * N) * unit_dtype_size(kDtypes[yd]);
+        guarded y = guarded_alloc(y_bytes, 0xFF);
+        void *expected = malloc(y_bytes);
+        CHECK_OK(lutmm_gemm(ctx, pc->weights, m, x, kDtypes[xd], y.data, kDtypes[yd]));
+        naive_gemm(w_hat, K, N, m, x_exact, expected, kDtypes[yd], NULL);
+        if (memcmp(y.data, expected, y_bytes) != 0)
+          unit_fail(__FILE__, __LINE__, "gemm differs: bits %d M %lld K %lld N %lld group %lld x %d y %d",
+                    pc->params.bits, (long long)m, (long long)K, (long long)N, (long long)pc->params.group_size,
+                    xd, yd);
+        CHECK(guarded_intact(&y));
+        guarded_free(&y);
+        free(expected);
+      }
+      free(x), free(x_exact);
+    }
+    free(w_hat);
+  }
+}
+
+static void gemm_for_bits(const int *bits_list, int bits_count) {
+  lutmm_context *ctx = unit_context();
+  const int64_t shapes[][3] = {{16, 1, 16}, {48, 65, 16}, {64, 7, 32}, {80, 130, 0}, {5, 64, 0}, {200, 63, 0}};
+  const int64_t ms[] = {1, 2, 3, 17};
+  unit_rng r = {99};
+  int index = 0;
+  for (int b = 0; b < bits_count; b++) {
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++, index++) {
+      const lutmm_quant_params p = {bits_list[b], shapes[s][0], shapes[s][1], shapes[s][2], kDtypes[index % 3]};
+      packed_case pc;
+      if (packed_case_make(ctx, &p, (uint64_t)index + 500u, &pc)) check_gemm_case(ctx, &pc, ms, 4, &r);
+      packed_case_free(&pc);
+    }
+  }
+  lutmm_context_destroy(ctx);
+}
+
+static void gemm_low_bits(void) { gemm_for_bits((const int[]){1, 2, 3, 4}, 4); }
+static void gemm_high_bits(void) { gemm_for_bits((const int[]){5, 6, 7, 8}, 4); }
+
+static double epsilon_of(lutmm_dtype d) { return d == LUTMM_DTYPE_F16 ? 0x1p-10 : d == LUTMM_DTYPE_BF16 ? 0x1p-7 : 0x1p-23; }
+static double tiny_of(lutmm_dtype d) { return d == LUTMM_DTYPE_F16 ? 0x1p-24 : d == LUTMM_DTYPE_BF16 ? 0x1p-133 : 0x1p-149; }
+
+/* lutmm_reference_gemm: the same Y as lutmm_gemm, and a bound that is
+ * finite, non-negative and at least eps_out·|y_ref| + 2·K·2^−24·Σ|x·ŵ| +
+ * tiny_out evaluated here. */
+static void reference_bound(void) {
+  lutmm_context *ctx = unit_context();
+  unit_rng r = {3};
+  const int64_t m = 3;
+  const lutmm_quant_params params[] = {{4, 80, 65, 16, LUTMM_DTYPE_F16}, {3, 5, 7, 0, LUTMM_DTYPE_BF16},
+                                       {8, 128, 64, 32, LUTMM_DTYPE_F32}};
+  for (size_t c = 0; c < sizeof params / sizeof params[0]; c++) {
+    packed_case pc;
+    if (!packed_case_make(ctx, &params[c], 77 + c, &pc)) continue;
+    const int64_t K = pc.params.k, N = pc.params.n;
+    for (int xd = 0; xd < 3; xd++) {
+      void *x = make_x(&r, m * K, kDtypes[xd]);
+      for (int yd = 0; yd < 3; yd++) {
+        const size_t y_bytes = (size_t)(m * N) * unit_dtype_size(kDtypes[yd]);
+        guarded y = guarded_alloc(y_bytes, 0xFF), y_gemm = guarded_alloc(y_bytes, 0xFF);
+        guarded bound = guarded_alloc((size_t)(m * N) * sizeof(float), 0xFF);
+        double *sum_abs = malloc((size_t)(m * N) * sizeof *sum_abs);
+        void *expected = malloc(y_bytes);
+        CHECK_OK(lutmm_reference_gemm(ctx, pc.weights, m, x, kDtypes[xd], y.data, kDtypes[yd], (float *)bound.data));
+        CHECK_OK(lutmm_gemm(ctx, pc.weights, m, x, kDtypes[xd], y_gemm.data, kDtypes[yd]));
+        double *w_hat = model_w_hat_matrix(&pc, kDtypes[xd]), *x_exact = widen(x, m * K, kDtypes[xd]);
+        naive_gemm(w_hat, K, N, m, x_exact, expected, kDtypes[yd], sum_abs);
+        free(w_hat), free(x_exact);
+        CHECK(memcmp(y.data, expected, y_bytes) == 0);
+        CHECK(memcmp(y.data, y_gemm.data, y_bytes) == 0);
+        for (int64_t i = 0; i < m * N; i++) {
+          const double y_ref = unit_load(y.data, kDtypes[yd], (size_t)i);
+          const double formula = epsilon_of(kDtypes[yd]) * fabs(y_ref) + 2.0 * (double)K * 0x1p-24 * sum_abs[i] +
+                                 tiny_of(kDtypes[yd]);
+          const float b = ((const float *)bound.data)[i];
+          if (!(isfinite(b) && b >= 0.0f && (double)b >= formula))
+            unit_fail(__FILE__, __LINE__, "bound[%lld] = %g < %g", (long long)i, b, formula);
+        }
+        CHECK(guarded_intact(&y) && guarded_intact(&y_gemm) && guarded_intact(&bound));
+        guarded_free(&y), guarded_free(&y_gemm), guarded_free(&bound);
+        free(sum_abs), free(expected);
+      }
+      free(x);
+    }
+    /* Without a bound pointer the product is the same. */
+    void *x = make_x(&r, m * K, LUTMM_DTYPE_F16);
+    guarded a = guarded_alloc((size_t)(m * N) * 4, 0xFF), b = guarded_alloc((size_t)(m * N) * 4, 0xFF);
+    CHECK_OK(lutmm_reference_gemm(ctx, pc.weights, m, x, LUTMM_DTYPE_F16, a.data, LUTMM_DTYPE_F32, NULL));
+    CHECK_OK(lutmm_gemm(ctx, pc.weights, m, x, LUTMM_DTYPE_F16, b.data, LUTMM_DTYPE_F32));
+    CHECK(memcmp(a.data, b.data, a.bytes) == 0 && guarded_intact(&a));
+    guarded_free(&a), guarded_free(&b);
+    free(x);
+    packed_case_free(&pc);
+  }
+  lutmm_context_destroy(ctx);
+}
+
+/* Exact arithmetic: small dyadic activations, INT table and power-of-two
+ * scales give sums with no rounding at all, so Y is known exactly:
+ * x = 1 everywhere, code c → T = c − 2^(b−1), scale 1 → y[n] = Σ_k T. */
+static void exact_sums(void) {
+  lutmm_context *ctx = unit_context();
+  const int64_t K = 48, N = 9;
+  const lutmm_quant_params p = {3, K, N, 16, LUTMM_DTYPE_BF16};
+  float table[8];
+  CHECK_OK(lutmm_table_int(ctx, 3, table));
+  uint8_t codes[48 * 9];
+  uint16_t scales[3 * 9];
+  for (int i = 0; i < 3 * 9; i++) scales[i] = 0x3F80; /* bf16 1.0 */
+  double expected[9] = {0};
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t n = 0; n < N; n++) {
+      codes[k * N + n] = (uint8_t)((k * 3 + n) % 8);
+      expected[n] += (double)codes[k * N + n] - 4.0;
+    }
+  lutmm_weights *w = NULL;
+  CHECK_OK(lutmm_pack(ctx, &p, table, codes, scales, &w));
+  float x[48], y[9];
+  for (int i = 0; i < 48; i++) x[i] = 1.0f;
+  if (w != NULL) {
+    CHECK_OK(lutmm_gemm(ctx, w, 1, x, LUTMM_DTYPE_F32, y, LUTMM_DTYPE_F32));
+    for (int n = 0; n < 9; n++)
+      if ((double)y[n] != expected[n]) unit_fail(__FILE__, __LINE__, "y[%d] = %g, expected %g", n, y[n], expected[n]);
+  }
+  lutmm_weights_destroy(w);
+  lutmm_context_destroy(ctx);
+}
+
+int main(int argc, char **argv) {
+  static const unit_case cases[] = {
+      {"dequantize", dequantize},       {"gemm_low_bits", gemm_low_bits}, {"gemm_high_bits", gemm_high_bits},
+      {"reference_bound", reference_bound}, {"exact_sums", exact_sums},
+  };
+  return unit_main(argc, argv, cases, UNIT_COUNT(cases));
+}
