@@ -1,0 +1,52 @@
+/* Internals of the optimized CPU backend shared by its files. */
+#ifndef LUTMM_CPU_BACKEND_H
+#define LUTMM_CPU_BACKEND_H
+
+#include "backend.h"
+#include "cpu_codes.h"
+#include "cpu_kernel.h"
+
+/* M at which gemm switches from the LUT kernels to dequantize + sgemm,
+ * per kernel variant (docs/CPU.md gives the measurements): the AVX2 and
+ * portable kernels lose to sgemm from M = 12 on the AMD EPYC (Zen 3) they
+ * were tuned on; the AVX-512 kernel beat sgemm at every M up to 256 on an
+ * Intel Xeon, by 1.3× at M = 256, so it keeps the LUT path far longer. */
+#define CPU_LARGE_M_MIN 12
+#define CPU_LARGE_M_MIN_AVX512 1024
+
+lutmm_status cpu_context_init(lutmm_context *ctx);
+void cpu_context_fini(lutmm_context *ctx);
+
+/* OpenMP team size for a context (0: OpenMP's default). */
+int cpu_threads(const lutmm_context *ctx);
+
+/* The context's scratch buffer, grown to at least `bytes` (64-byte aligned);
+ * NULL when the allocation fails. Valid until the next call. */
+void *cpu_workspace(lutmm_context *ctx, size_t bytes);
+
+/* Room for a·b + c·d + e·f floats, every product and sum checked:
+ * LUTMM_ERR_OVERFLOW, LUTMM_ERR_OUT_OF_MEMORY or LUTMM_OK with *out set. */
+lutmm_status cpu_workspace_floats(lutmm_context *ctx, const size_t factors[6], float **out);
+
+/* X widened to float into x_out (m × k32, zero past k), in lane order
+ * (cpu_kernel.h) or natural order. */
+void cpu_widen_x(const lutmm_gemm_args *args, int64_t k, int64_t k32, int lane_order, float *x_out, int threads);
+
+/* Fills the per-call parts of the kernel arguments: table_c (room for
+ * LUTMM_MAX_TABLE_SIZE floats) and everything taken from w. */
+void cpu_kernel_args_init(const lutmm_weights *w, const cpu_codes *codes, lutmm_dtype c, float *table_c,
+                          cpu_kernel_args *a);
+
+/* Number of split-K partial sums a small-M gemm uses: LUTMM_CPU_SPLIT_K when
+ * set, else a function of the shape only (never of the thread count). */
+int64_t cpu_split_count(const lutmm_weights *w, int64_t k32);
+
+lutmm_status cpu_gemm_small(lutmm_context *ctx, const lutmm_weights *w, const cpu_codes *codes,
+                            const lutmm_gemm_args *args);
+/* Whether the dequantize + sgemm path exists for this shape (OpenBLAS
+ * present, sizes within its int arguments). */
+int cpu_large_m_available(const lutmm_weights *w, int64_t m);
+lutmm_status cpu_gemm_large(lutmm_context *ctx, const lutmm_weights *w, const cpu_codes *codes,
+                            const lutmm_gemm_args *args);
+
+#endif

@@ -1,0 +1,59 @@
+/* Packed planes → per-column code streams (see cpu_codes.h). */
+#include "cpu_codes.h"
+
+#include <stdlib.h>
+
+#include "codes.h"
+#include "fault.h"
+
+/* Code of logical element (k, n) as this backend decodes it. */
+static int decode_code(const lutmm_weights *w, int64_t k, int64_t n) {
+  const int64_t row = lutmm_fault_layout_row(k, w->geom.k_pad);
+  const int code = lutmm_read_code(w->planes, &w->geom, row, n);
+  return lutmm_fault_code(code, k, n, w->params.bits);
+}
+
+/* ORs code into row r of a zeroed chunk (the inverse of cpu_chunk_code). */
+static void store_code(uint8_t *chunk, int bits, int r, int code) {
+  if (bits <= 2) chunk[4 * (r / 16) + r % 4] |= (uint8_t)(code << (2 * ((r % 16) / 4)));
+  else if (bits <= 4) chunk[r % 16] |= (uint8_t)(code << (r < 16 ? 0 : 4));
+  else chunk[r] = (uint8_t)code;
+}
+
+static void convert_block(const lutmm_weights *w, cpu_codes *c, int64_t block) {
+  const int64_t k = w->params.k, n = w->params.n;
+  for (int64_t col = block * CPU_BLOCK_N; col < n && col < (block + 1) * CPU_BLOCK_N; col++)
+    for (int64_t kk = 0; kk < k; kk++) {
+      uint8_t *chunk = (uint8_t *)cpu_codes_chunk(c, col, kk / CPU_CHUNK_K);
+      store_code(chunk, c->bits, (int)(kk % CPU_CHUNK_K), decode_code(w, kk, col));
+    }
+}
+
+lutmm_status cpu_codes_create(const lutmm_weights *w, int threads, cpu_codes **out) {
+  cpu_codes *c = calloc(1, sizeof *c);
+  if (c == NULL) return LUTMM_ERR_OUT_OF_MEMORY;
+  c->bits = w->params.bits;
+  c->chunk_bytes = cpu_chunk_bytes(c->bits);
+  c->k32 = (w->params.k + CPU_CHUNK_K - 1) / CPU_CHUNK_K * CPU_CHUNK_K;
+  c->blocks = (w->params.n + CPU_BLOCK_N - 1) / CPU_BLOCK_N;
+  size_t bytes = 0;
+  lutmm_status st = lutmm_checked_mul((size_t)(c->k32 / CPU_CHUNK_K) * CPU_BLOCK_N, (size_t)c->chunk_bytes,
+                                      &c->block_stride);
+  if (st == LUTMM_OK) st = lutmm_checked_mul((size_t)c->blocks, c->block_stride, &bytes);
+  if (st == LUTMM_OK && bytes > SIZE_MAX - CPU_CODES_TAIL) st = LUTMM_ERR_OVERFLOW;
+  if (st == LUTMM_OK && (c->data = calloc(1, bytes + CPU_CODES_TAIL)) == NULL) st = LUTMM_ERR_OUT_OF_MEMORY;
+  if (st != LUTMM_OK) {
+    free(c);
+    return st;
+  }
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
+  for (int64_t block = 0; block < c->blocks; block++) convert_block(w, c, block);
+  *out = c;
+  return LUTMM_OK;
+}
+
+void cpu_codes_destroy(cpu_codes *c) {
+  if (c == NULL) return;
+  free(c->data);
+  free(c);
+}
