@@ -70,21 +70,16 @@ static double time_lutmm(lutmm_context *ctx, lutmm_weights **copies, int count, 
   return median(t, reps);
 }
 
-static void blas_once(const bench_shape *s, int64_t m) {
 #ifdef LUTMM_HAVE_OPENBLAS
+static void blas_once(const bench_shape *s, int64_t m) {
   if (m == 1)
     cblas_sgemv(CblasRowMajor, CblasTrans, (int)s->k, (int)s->n, 1.0f, s->w, (int)s->n, s->x, 1, 0.0f, s->y, 1);
   else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)s->n, (int)s->k, 1.0f, s->x, (int)s->k,
                 s->w, (int)s->n, 0.0f, s->y, (int)s->n);
-#else
-  (void)s;
-  (void)m;
-#endif
 }
+#endif
 
-/* OpenBLAS's own thread count: the sgemm inside lutmm's large-M path and
- * the baseline both run with the row's thread count. */
 static void set_blas_threads(int threads) {
 #ifdef LUTMM_HAVE_OPENBLAS
   openblas_set_num_threads(threads);

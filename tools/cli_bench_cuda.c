@@ -1,11 +1,363 @@
-/* lutmm bench --backend cuda: not written yet. */
-#include <stdio.h>
-
+/* lutmm bench --backend cuda [--csv] [--quick] [--reps N]: the protocol of
+ * DESIGN.md §7 on the GPU. In one process: a device-to-device copy sets the
+ * bandwidth reference; for each LLaMA-3 projection shape, cuBLAS
+ * (cublasGemmEx, fp16/bf16 in, fp32 compute) and lutmm_gemm run on
+ * rotating weight buffers (working set >= 4x L2), each timed with CUDA
+ * events, median of N runs after warm-up. Reported per point: µs, speedup
+ * over cuBLAS, effective TB/s of the bytes that must move (weights + scales
+ * + X + Y) and that as % of the copy bandwidth. */
 #include "cli.h"
+#include "lutmm_config.h"
+
+#ifndef LUTMM_HAVE_CUDA
+#include <stdio.h>
 
 int lutmm_cli_bench_cuda(int argc, char **argv) {
   (void)argc;
   (void)argv;
-  fprintf(stderr, "lutmm bench --backend cuda: not available in this build\n");
+  fprintf(stderr, "lutmm bench --backend cuda: built without CUDA\n");
   return 1;
 }
+#else
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lutmm_cuda.h"
+
+#define MAX_REPS 1000
+#define WARMUP 10
+#define MAX_COPIES 64
+
+typedef struct bench_options {
+  int csv, quick, reps;
+  int64_t only_k, only_n, only_m; /* --shape KxN, --m M: one point (0: all) */
+} bench_options;
+
+typedef struct bench_env {
+  lutmm_context *ctx;
+  cudaStream_t stream;
+  cublasHandle_t blas;
+  cudaEvent_t start[MAX_REPS], stop[MAX_REPS];
+  size_t l2_bytes;
+  double copy_tbps; /* bytes read + written per second / 1e12 */
+  void *x, *y;      /* largest M × K activations, M × N outputs */
+} bench_env;
+
+typedef struct shape {
+  int64_t k, n;
+} shape;
+
+static const shape kShapes[] = {{4096, 4096}, {4096, 14336}, {14336, 4096}, {8192, 8192},
+                                {8192, 28672}, {28672, 8192}, {8192, 1024}};
+static const int64_t kMs[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+static const int kBits[] = {4, 3, 2};
+static const int64_t kGroups[] = {128, 64, 32};
+
+/* One timed operation: run(i) does the i-th run on rotating buffers. */
+typedef int (*bench_fn)(bench_env *env, void *arg, int i);
+
+static int compare_doubles(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median seconds of `reps` runs after WARMUP untimed ones; < 0 on failure. */
+static double time_median(bench_env *env, bench_fn fn, void *arg, int reps) {
+  static double samples[MAX_REPS];
+  for (int i = 0; i < WARMUP; i++)
+    if (fn(env, arg, i) != 0) return -1.0;
+  for (int i = 0; i < reps; i++) {
+    cudaEventRecord(env->start[i], env->stream);
+    if (fn(env, arg, WARMUP + i) != 0) return -1.0;
+    cudaEventRecord(env->stop[i], env->stream);
+  }
+  if (cudaStreamSynchronize(env->stream) != cudaSuccess) return -1.0;
+  for (int i = 0; i < reps; i++) {
+    float ms = 0.0f;
+    cudaEventElapsedTime(&ms, env->start[i], env->stop[i]);
+    samples[i] = (double)ms * 1e-3;
+  }
+  qsort(samples, (size_t)reps, sizeof(double), compare_doubles);
+  return samples[reps / 2];
+}
+
+typedef struct copy_arg {
+  void *dst, *src;
+  size_t bytes;
+} copy_arg;
+
+static int run_copy(bench_env *env, void *arg, int i) {
+  (void)i;
+  const copy_arg *c = arg;
+  return cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, env->stream) != cudaSuccess;
+}
+
+/* Device-to-device copy of 1 GiB: the bandwidth every point is compared to. */
+static int measure_copy(bench_env *env) {
+  copy_arg c = {NULL, NULL, (size_t)1 << 30};
+  if (cudaMalloc(&c.dst, c.bytes) != cudaSuccess || cudaMalloc(&c.src, c.bytes) != cudaSuccess) return 1;
+  cudaMemsetAsync(c.src, 1, c.bytes, env->stream);
+  const double t = time_median(env, run_copy, &c, 20);
+  cudaFree(c.dst);
+  cudaFree(c.src);
+  env->copy_tbps = t > 0 ? 2.0 * (double)c.bytes / t / 1e12 : 0.0;
+  return t > 0 ? 0 : 1;
+}
+
+static int copies_for(const bench_env *env, size_t bytes) {
+  size_t copies = (4 * env->l2_bytes + bytes - 1) / bytes;
+  return copies < 1 ? 1 : copies > MAX_COPIES ? MAX_COPIES : (int)copies;
+}
+
+typedef struct blas_arg {
+  void *w[MAX_COPIES];
+  int copies;
+  int64_t m, k, n;
+  cudaDataType_t type;
+} blas_arg;
+
+/* Row-major Y = X·W is column-major Yᵀ = Wᵀ·Xᵀ: W as an n×k matrix. */
+static int run_blas(bench_env *env, void *arg, int i) {
+  const blas_arg *b = arg;
+  const float alpha = 1.0f, beta = 0.0f;
+  return cublasGemmEx(env->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)b->n, (int)b->m, (int)b->k, &alpha,
+                      b->w[i % b->copies], b->type, (int)b->n, env->x, b->type, (int)b->k, &beta, env->y, b->type,
+                      (int)b->n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS;
+}
+
+typedef struct lut_arg {
+  lutmm_weights *w[MAX_COPIES];
+  int copies;
+  int64_t m;
+  lutmm_dtype dtype;
+} lut_arg;
+
+static int run_lut(bench_env *env, void *arg, int i) {
+  const lut_arg *l = arg;
+  return lutmm_gemm(env->ctx, l->w[i % l->copies], l->m, env->x, l->dtype, env->y, l->dtype) != LUTMM_OK;
+}
+
+typedef struct point {
+  shape s;
+  int64_t m;
+  int bits;
+  int64_t group;
+  lutmm_dtype dtype;
+  double lut_s, blas_s;
+  size_t lut_bytes;
+} point;
+
+static void print_header(const bench_options *o, const bench_env *env) {
+  struct cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  if (o->csv) {
+    printf("# device,%s,copy_tbps,%.3f\n", prop.name, env->copy_tbps);
+    printf("k,n,m,bits,group,dtype,lutmm_us,cublas_us,speedup,lutmm_tbps,pct_copy\n");
+    return;
+  }
+  printf("device: %s, %d SMs, L2 %zu MB; device-to-device copy %.2f TB/s (read + write)\n", prop.name,
+         prop.multiProcessorCount, env->l2_bytes >> 20, env->copy_tbps);
+  printf("%6s %6s %4s %4s %5s %5s %10s %10s %8s %8s %7s\n", "K", "N", "M", "bits", "group", "dtype", "lutmm_us",
+         "cublas_us", "speedup", "TB/s", "%copy");
+}
+
+static void print_point(const bench_options *o, const bench_env *env, const point *p) {
+  const double tbps = (double)p->lut_bytes / p->lut_s / 1e12;
+  const char *dt = p->dtype == LUTMM_DTYPE_F16 ? "fp16" : "bf16";
+  if (o->csv)
+    printf("%lld,%lld,%lld,%d,%lld,%s,%.2f,%.2f,%.3f,%.3f,%.1f\n", (long long)p->s.k, (long long)p->s.n,
+           (long long)p->m, p->bits, (long long)p->group, dt, p->lut_s * 1e6, p->blas_s * 1e6, p->blas_s / p->lut_s,
+           tbps, 100.0 * tbps / env->copy_tbps);
+  else
+    printf("%6lld %6lld %4lld %4d %5lld %5s %10.2f %10.2f %7.2fx %8.3f %6.1f%%\n", (long long)p->s.k,
+           (long long)p->s.n, (long long)p->m, p->bits, (long long)p->group, dt, p->lut_s * 1e6, p->blas_s * 1e6,
+           p->blas_s / p->lut_s, tbps, 100.0 * tbps / env->copy_tbps);
+  fflush(stdout);
+}
+
+/* Random codes (all bits) for the largest shape, reused by every shape. */
+static uint8_t *random_codes(size_t count) {
+  uint8_t *codes = malloc(count);
+  cli_rng rng = {12345};
+  for (size_t i = 0; codes != NULL && i < count; i += 8) {
+    const uint64_t r = cli_rng_next(&rng);
+    memcpy(codes + i, &r, count - i < 8 ? count - i : 8);
+  }
+  return codes;
+}
+
+/* Packs `copies` identical weights objects on the device. */
+static lutmm_status pack_copies(bench_env *env, const shape *s, int bits, int64_t group, const uint8_t *d_codes,
+                                lut_arg *l) {
+  const lutmm_quant_params p = {bits, s->k, s->n, group, LUTMM_DTYPE_F16};
+  const size_t groups = (size_t)(s->k / group), scale_bytes = groups * (size_t)s->n * 2;
+  uint16_t *scales = malloc(scale_bytes);
+  void *d_scales = NULL, *d_table = NULL;
+  float table[256];
+  lutmm_status st = scales == NULL ? LUTMM_ERR_OUT_OF_MEMORY : LUTMM_OK;
+  for (size_t i = 0; st == LUTMM_OK && i < groups * (size_t)s->n; i++) scales[i] = (uint16_t)(0x2000 + i % 512);
+  if (st == LUTMM_OK) st = lutmm_malloc(env->ctx, scale_bytes, &d_scales);
+  if (st == LUTMM_OK) st = lutmm_malloc(env->ctx, sizeof table, &d_table);
+  if (st == LUTMM_OK) st = lutmm_copy_to_context(env->ctx, d_scales, scales, scale_bytes);
+  if (st == LUTMM_OK) st = lutmm_table_nf(env->ctx, bits, d_table);
+  lutmm_weights_info info = {0};
+  if (st == LUTMM_OK) st = lutmm_pack(env->ctx, &p, d_table, d_codes, d_scales, &l->w[0]);
+  if (st == LUTMM_OK) st = lutmm_weights_query(l->w[0], &info);
+  l->copies = st == LUTMM_OK ? copies_for(env, info.packed_bytes + info.scale_bytes) : 0;
+  for (int c = 1; st == LUTMM_OK && c < l->copies; c++)
+    st = lutmm_pack(env->ctx, &p, d_table, d_codes, d_scales, &l->w[c]);
+  lutmm_free(env->ctx, d_scales);
+  lutmm_free(env->ctx, d_table);
+  free(scales);
+  return st;
+}
+
+static void free_copies(lut_arg *l) {
+  for (int c = 0; c < MAX_COPIES; c++) {
+    lutmm_weights_destroy(l->w[c]);
+    l->w[c] = NULL;
+  }
+}
+
+/* cuBLAS dense weights, enough copies to rotate past L2. */
+static int blas_weights(bench_env *env, const shape *s, blas_arg *b) {
+  const size_t bytes = (size_t)(s->k * s->n) * 2;
+  b->copies = copies_for(env, bytes);
+  for (int c = 0; c < b->copies; c++) {
+    if (cudaMalloc(&b->w[c], bytes) != cudaSuccess) return 1;
+    cudaMemsetAsync(b->w[c], 0x1F, bytes, env->stream); /* small finite values in fp16 and bf16 */
+  }
+  return 0;
+}
+
+static void blas_free(blas_arg *b) {
+  for (int c = 0; c < b->copies; c++) cudaFree(b->w[c]);
+  b->copies = 0;
+}
+
+static int bench_shape(bench_env *env, const bench_options *o, const shape *s, const uint8_t *d_codes) {
+  const int n_m = o->quick ? 4 : 9, n_bits = o->quick ? 1 : 3, n_groups = o->quick ? 1 : 3;
+  const int64_t quick_ms[4] = {1, 4, 16, 64};
+  double blas_s[2][9];
+  blas_arg b;
+  memset(&b, 0, sizeof b);
+  b.k = s->k;
+  b.n = s->n;
+  if (blas_weights(env, s, &b) != 0) return 1;
+  for (int d = 0; d < 2; d++)
+    for (int mi = 0; mi < n_m; mi++) {
+      b.m = o->quick ? quick_ms[mi] : kMs[mi];
+      blas_s[d][mi] = 0.0;
+      if (o->only_m != 0 && b.m != o->only_m) continue;
+      b.type = d == 0 ? CUDA_R_16F : CUDA_R_16BF;
+      blas_s[d][mi] = time_median(env, run_blas, &b, o->reps);
+    }
+  blas_free(&b);
+  for (int bi = 0; bi < n_bits; bi++)
+    for (int gi = 0; gi < n_groups; gi++) {
+      lut_arg l;
+      memset(&l, 0, sizeof l);
+      lutmm_weights_info info = {0};
+      if (pack_copies(env, s, kBits[bi], kGroups[gi], d_codes, &l) != LUTMM_OK ||
+          lutmm_weights_query(l.w[0], &info) != LUTMM_OK) {
+        free_copies(&l);
+        return 1;
+      }
+      for (int d = 0; d < 2; d++)
+        for (int mi = 0; mi < n_m; mi++) {
+          point p = {*s, o->quick ? quick_ms[mi] : kMs[mi], kBits[bi], kGroups[gi],
+                     d == 0 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16, 0.0, blas_s[d][mi], 0};
+          if (o->only_m != 0 && p.m != o->only_m) continue;
+          l.m = p.m;
+          l.dtype = p.dtype;
+          p.lut_s = time_median(env, run_lut, &l, o->reps);
+          p.lut_bytes = info.packed_bytes + info.scale_bytes + (size_t)(p.m * (s->k + s->n)) * 2;
+          if (p.lut_s <= 0 || p.blas_s <= 0) {
+            free_copies(&l);
+            return 1;
+          }
+          print_point(o, env, &p);
+        }
+      free_copies(&l);
+    }
+  return 0;
+}
+
+static int parse(int argc, char **argv, bench_options *o) {
+  o->csv = 0;
+  o->quick = 0;
+  o->reps = 100;
+  o->only_k = o->only_n = o->only_m = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--csv") == 0) o->csv = 1;
+    else if (strcmp(argv[i], "--quick") == 0) o->quick = 1;
+    else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) o->reps = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
+      long long k = 0, n = 0;
+      if (sscanf(argv[++i], "%lldx%lld", &k, &n) != 2) return 0;
+      o->only_k = k;
+      o->only_n = n;
+    } else if (strcmp(argv[i], "--m") == 0 && i + 1 < argc)
+      o->only_m = atoll(argv[++i]);
+    else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) i++;
+    else return 0;
+  }
+  return o->reps >= 1 && o->reps <= MAX_REPS;
+}
+
+static int setup(bench_env *env) {
+  int l2 = 0;
+  if (lutmm_context_create(LUTMM_BACKEND_CUDA, &env->ctx) != LUTMM_OK) return 1;
+  if (cudaStreamCreateWithFlags(&env->stream, cudaStreamNonBlocking) != cudaSuccess) return 1;
+  if (lutmm_cuda_set_stream(env->ctx, env->stream) != LUTMM_OK) return 1;
+  if (cublasCreate(&env->blas) != CUBLAS_STATUS_SUCCESS) return 1;
+  cublasSetStream(env->blas, env->stream);
+  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
+  env->l2_bytes = (size_t)l2;
+  for (int i = 0; i < MAX_REPS; i++)
+    if (cudaEventCreate(&env->start[i]) != cudaSuccess || cudaEventCreate(&env->stop[i]) != cudaSuccess) return 1;
+  const size_t x_bytes = (size_t)256 * 28672 * 2, y_bytes = (size_t)256 * 28672 * 2;
+  if (cudaMalloc(&env->x, x_bytes) != cudaSuccess || cudaMalloc(&env->y, y_bytes) != cudaSuccess) return 1;
+  cudaMemsetAsync(env->x, 0x1F, x_bytes, env->stream);
+  return measure_copy(env);
+}
+
+int lutmm_cli_bench_cuda(int argc, char **argv) {
+  bench_options o;
+  if (!parse(argc, argv, &o)) {
+    fprintf(stderr, "usage: lutmm bench --backend cuda [--csv] [--quick] [--reps N (1..%d)] [--shape KxN] [--m M]\n",
+            MAX_REPS);
+    return 2;
+  }
+  static bench_env env;
+  if (setup(&env) != 0) {
+    fprintf(stderr, "lutmm bench: CUDA setup failed (no device?)\n");
+    return 1;
+  }
+  print_header(&o, &env);
+  const size_t max_count = (size_t)28672 * 8192;
+  uint8_t *codes = random_codes(max_count);
+  void *d_codes = NULL;
+  int rc = codes == NULL || lutmm_malloc(env.ctx, max_count, &d_codes) != LUTMM_OK;
+  const int n_shapes = (int)(sizeof kShapes / sizeof kShapes[0]);
+  for (int bits_mask = 0x03; rc == 0 && bits_mask == 0x03; bits_mask = 0) {
+    /* Codes < 4 are valid for every width benchmarked (2, 3, 4 bits). */
+    for (size_t i = 0; i < max_count; i++) codes[i] &= (uint8_t)bits_mask;
+    rc = lutmm_copy_to_context(env.ctx, d_codes, codes, max_count) != LUTMM_OK;
+  }
+  for (int si = 0; rc == 0 && si < n_shapes; si++) {
+    if (o.quick && !(si == 0 || si == 4 || si == 5)) continue;
+    if (o.only_k != 0 && (kShapes[si].k != o.only_k || kShapes[si].n != o.only_n)) continue;
+    rc = bench_shape(&env, &o, &kShapes[si], d_codes);
+  }
+  if (rc != 0) fprintf(stderr, "lutmm bench: a step failed\n");
+  lutmm_free(env.ctx, d_codes);
+  free(codes);
+  cublasDestroy(env.blas);
+  lutmm_context_destroy(env.ctx);
+  return rc;
+}
+#endif

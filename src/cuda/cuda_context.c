@@ -1,0 +1,58 @@
+/* CUDA context lifetime: device limits, the default workspace (so that
+ * lutmm_gemm never allocates) and the error-flag buffer. */
+#include <stdlib.h>
+
+#include "cuda_ops.h"
+#include "cuda_state.h"
+#include "gemm_params.h"
+
+/* Stream-K keeps at most two partial tiles per block. The largest tile
+ * (64×256 fp32, MF = 4) runs at most two blocks per multiprocessor; MF = 1
+ * runs three but its tiles are 16 times smaller. */
+static size_t default_workspace_bytes(int sm_count) {
+  return (size_t)2 * (size_t)(2 * sm_count) * lutmm_cuda_tile_elems(4) * sizeof(float);
+}
+
+static lutmm_status read_device(lutmm_cuda_state *s) {
+  int smem_sm = 0, smem_block = 0;
+  cudaError_t err = cudaGetDevice(&s->device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&s->sm_count, cudaDevAttrMultiProcessorCount, s->device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, s->device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, s->device);
+  s->smem_per_sm = (size_t)smem_sm;
+  s->smem_per_block = (size_t)smem_block;
+  if (err == cudaSuccess) err = lutmm_cuda_gemm_allow_smem_f16(s->smem_per_block);
+  if (err == cudaSuccess) err = lutmm_cuda_gemm_allow_smem_bf16(s->smem_per_block);
+  return lutmm_cuda_status(err);
+}
+
+static lutmm_status allocate_buffers(lutmm_cuda_state *s) {
+  s->own_workspace_bytes = default_workspace_bytes(s->sm_count);
+  cudaError_t err = cudaMalloc((void **)&s->own_workspace, s->own_workspace_bytes);
+  if (err == cudaSuccess) err = cudaMalloc((void **)&s->flags, 2 * sizeof(int));
+  s->workspace = s->own_workspace;
+  s->workspace_bytes = s->own_workspace_bytes;
+  return lutmm_cuda_status(err);
+}
+
+void lutmm_cuda_context_fini(lutmm_context *ctx) {
+  lutmm_cuda_state *s = lutmm_cuda_state_of(ctx);
+  if (s == NULL) return;
+  cudaFree(s->own_workspace);
+  cudaFree(s->flags);
+  free(s);
+  ctx->backend_state = NULL;
+}
+
+lutmm_status lutmm_cuda_context_init(lutmm_context *ctx) {
+  lutmm_cuda_state *s = calloc(1, sizeof *s);
+  if (s == NULL) return LUTMM_ERR_OUT_OF_MEMORY;
+  s->stream = 0;
+  s->deterministic = 1;
+  ctx->backend_state = s;
+  lutmm_status st = read_device(s);
+  if (st == LUTMM_OK) st = allocate_buffers(s);
+  if (st != LUTMM_OK) lutmm_cuda_context_fini(ctx);
+  return st;
+}

@@ -1,0 +1,122 @@
+/* lutmm_gemm on a CUDA context: picks the tile configuration, pipeline depth
+ * and Stream-K grid (docs/HEURISTICS.md), fills the kernel parameters and
+ * queues the main kernel and, when some tile's k range is split between
+ * blocks, the ordered fixup. Never allocates, never synchronizes. */
+#include <string.h>
+
+#include "cuda_ops.h"
+#include "cuda_state.h"
+#include "gemm_params.h"
+
+#define MAX_STAGES 8
+#define BLOCK_RESERVED_SMEM 1024 /* the runtime keeps 1 KiB of each block's share */
+
+typedef struct gemm_plan {
+  int mf, stages, blocks_per_sm, grid;
+  size_t smem;
+} gemm_plan;
+
+int lutmm_cuda_supports_gemm(const lutmm_context *ctx, const lutmm_weights *w, const lutmm_gemm_args *args) {
+  (void)ctx;
+  (void)w;
+  return args->x_dtype == LUTMM_DTYPE_F16 || args->x_dtype == LUTMM_DTYPE_BF16;
+}
+
+/* One m16 fragment per warp while M fits in it (weight-bound: widest k
+ * split), more as M grows and the X tile gets reused across columns. */
+static int pick_mf(int64_t m) { return m <= 16 ? 1 : m <= 32 ? 2 : 4; }
+
+/* The lookup chain is latency-bound, so resident warps matter most: for
+ * MF = 1, three blocks per multiprocessor when two stages fit in a third of
+ * the shared memory; else two blocks with at least three stages, else one block with as
+ * many stages as fit (at most 8). */
+static void pick_stages(const lutmm_cuda_state *s, int bits, gemm_plan *plan) {
+  const size_t fixed = lutmm_cuda_table_bytes(bits) + lutmm_cuda_reduce_bytes(plan->mf);
+  const size_t stage = lutmm_cuda_stage_bytes(bits);
+  const size_t min_stages[4] = {0, 2, 3, 2};
+  /* Registers: MF = 1 kernels use ~168 per thread (3 blocks fit in 64K),
+   * the wider ones up to 255 (2 blocks). */
+  for (int bps = plan->mf == 1 ? 3 : 2; bps >= 1; bps--) {
+    size_t budget = s->smem_per_sm / (size_t)bps - BLOCK_RESERVED_SMEM;
+    if (budget > s->smem_per_block) budget = s->smem_per_block;
+    if (fixed + min_stages[bps] * stage > budget && bps > 1) continue;
+    size_t stages = (budget - fixed) / stage;
+    if (stages > MAX_STAGES) stages = MAX_STAGES;
+    if (stages < 2) stages = 2;
+    plan->blocks_per_sm = bps;
+    plan->stages = (int)stages;
+    plan->smem = lutmm_cuda_smem_bytes(bits, plan->mf, plan->stages);
+    return;
+  }
+}
+
+static void fill_shape(const lutmm_weights *w, const lutmm_gemm_args *a, int mf, lutmm_cuda_gemm_params *p) {
+  const lutmm_geometry *g = &w->geom;
+  p->planes = (const uint8_t *)w->planes;
+  p->bits = w->params.bits;
+  p->slices = g->slicing.count;
+  for (int s = 0; s < 3; s++) {
+    p->plane_offset[s] = g->plane_offset[s];
+    p->width[s] = g->slicing.width[s];
+    p->shift[s] = g->slicing.shift[s];
+  }
+  p->scales = w->scales;
+  p->scale_dtype = (int)w->params.scale_dtype;
+  p->n_pad = g->n_pad;
+  p->group_size = g->group_size;
+  p->group_log2 = -1;
+  for (int b = 0; b < 62; b++)
+    if (((int64_t)1 << b) == g->group_size) p->group_log2 = b;
+  p->scale_rows = g->scale_rows;
+  p->k_atoms = g->k_atoms;
+  p->n_atoms = g->n_atoms;
+  p->x = a->x;
+  p->x_vector = ((uintptr_t)a->x % 16 == 0) && (w->params.k % 8 == 0);
+  p->m = a->m;
+  p->k = w->params.k;
+  p->n = w->params.n;
+  p->y = a->y;
+  p->y_dtype = (int)a->y_dtype;
+  p->mf = mf;
+  p->m_tiles = (a->m + lutmm_cuda_block_m(mf) - 1) / lutmm_cuda_block_m(mf);
+  p->n_tiles = (g->n_atoms + lutmm_cuda_nwn(mf) - 1) / lutmm_cuda_nwn(mf);
+  p->iters = (g->k_atoms + lutmm_cuda_nwk(mf) - 1) / lutmm_cuda_nwk(mf);
+  p->units = p->m_tiles * p->n_tiles * p->iters;
+  memcpy(p->table, w->table, sizeof(float) * ((size_t)1 << w->params.bits));
+}
+
+/* Stream-K grid: every resident block slot busy, unless the workspace cannot
+ * hold two partial tiles per block; then one block per tile (no partials). */
+static void pick_grid(const lutmm_cuda_state *s, lutmm_cuda_gemm_params *p, gemm_plan *plan) {
+  int64_t grid = (int64_t)s->sm_count * plan->blocks_per_sm;
+  /* Each block takes at least max(2, iters/8) units, so no tile is cut into
+   * more than ~9 partials (the fixup reads every partial of every element). */
+  const int64_t min_units = p->iters / 8 > 2 ? p->iters / 8 : 2;
+  if (grid > p->units / min_units) grid = p->units / min_units > 0 ? p->units / min_units : 1;
+  const size_t per_block = 2 * lutmm_cuda_tile_elems(plan->mf) * sizeof(float);
+  const int64_t fits = (int64_t)(s->workspace == NULL ? 0 : s->workspace_bytes / per_block);
+  if (fits < grid) grid = fits >= s->sm_count ? fits : p->m_tiles * p->n_tiles;
+  plan->grid = (int)grid;
+  p->grid = plan->grid;
+  p->stages = plan->stages;
+  p->workspace = s->workspace;
+}
+
+/* Whether block boundaries fall only on tile boundaries. */
+static int tiles_whole(const lutmm_cuda_gemm_params *p) {
+  return p->units % p->grid == 0 && (p->units / p->grid) % p->iters == 0;
+}
+
+lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const lutmm_gemm_args *args) {
+  const lutmm_cuda_state *s = lutmm_cuda_state_of(ctx);
+  lutmm_cuda_gemm_params p;
+  memset(&p, 0, sizeof p);
+  gemm_plan plan = {pick_mf(args->m), 0, 0, 0, 0};
+  pick_stages(s, w->params.bits, &plan);
+  fill_shape(w, args, plan.mf, &p);
+  pick_grid(s, &p, &plan);
+  cudaError_t err = args->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_gemm_f16(s->stream, &p, plan.smem)
+                                                     : lutmm_cuda_launch_gemm_bf16(s->stream, &p, plan.smem);
+  if (err == cudaSuccess && !tiles_whole(&p)) err = lutmm_cuda_launch_fixup(s->stream, &p);
+  return lutmm_cuda_status(err);
+}

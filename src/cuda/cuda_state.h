@@ -1,0 +1,36 @@
+/* What a CUDA context owns: its stream, device limits read once, the Stream-K
+ * workspace, and a small device buffer through which kernels report errors. */
+#ifndef LUTMM_CUDA_STATE_H
+#define LUTMM_CUDA_STATE_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#include "backend.h"
+
+typedef struct lutmm_cuda_state {
+  cudaStream_t stream;
+  int device;
+  int sm_count;
+  size_t smem_per_sm;     /* shared memory of one multiprocessor */
+  size_t smem_per_block;  /* opt-in maximum for one block */
+  float *own_workspace;   /* allocated by context_init */
+  size_t own_workspace_bytes;
+  float *workspace;       /* in use: own_workspace or the caller's */
+  size_t workspace_bytes;
+  int deterministic;
+  int *flags;             /* device int[2]: error reports of quantize/pack */
+} lutmm_cuda_state;
+
+static inline lutmm_cuda_state *lutmm_cuda_state_of(const lutmm_context *ctx) {
+  return (lutmm_cuda_state *)ctx->backend_state;
+}
+
+/* LUTMM_OK for cudaSuccess, LUTMM_ERR_OUT_OF_MEMORY for allocation
+ * failures, LUTMM_ERR_DEVICE otherwise. */
+static inline lutmm_status lutmm_cuda_status(cudaError_t err) {
+  if (err == cudaSuccess) return LUTMM_OK;
+  return err == cudaErrorMemoryAllocation ? LUTMM_ERR_OUT_OF_MEMORY : LUTMM_ERR_DEVICE;
+}
+
+#endif

@@ -1,0 +1,160 @@
+/* Small device building blocks of the GEMM kernel: PTX wrappers for cp.async,
+ * ldmatrix and mma.sync, and the compute-dtype traits (fp16 or bf16). */
+#ifndef LUTMM_CUDA_GEMM_DEVICE_CUH
+#define LUTMM_CUDA_GEMM_DEVICE_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lutmm.h"
+
+namespace lutmm_kernels {
+
+__device__ __forceinline__ uint32_t smem_address(const void *p) {
+  return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* 16-byte global→shared copy; src_bytes 0 writes zeros (the pointer is not read). */
+__device__ __forceinline__ void cp_async16(void *dst, const void *src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src),
+               "r"(src_bytes));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+/* Waits until at most `pending` committed groups are in flight (0..7). */
+__device__ __forceinline__ void cp_async_wait(int pending) {
+  switch (pending) {
+    case 0: asm volatile("cp.async.wait_group 0;\n" ::); break;
+    case 1: asm volatile("cp.async.wait_group 1;\n" ::); break;
+    case 2: asm volatile("cp.async.wait_group 2;\n" ::); break;
+    case 3: asm volatile("cp.async.wait_group 3;\n" ::); break;
+    case 4: asm volatile("cp.async.wait_group 4;\n" ::); break;
+    case 5: asm volatile("cp.async.wait_group 5;\n" ::); break;
+    case 6: asm volatile("cp.async.wait_group 6;\n" ::); break;
+    default: asm volatile("cp.async.wait_group 7;\n" ::); break;
+  }
+}
+
+/* The A fragment of one m16k16 block of X. */
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&a)[4], const void *row_address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
+               : "r"(smem_address(row_address)));
+}
+
+__device__ __forceinline__ uint32_t bits_of(__half2 h) {
+  uint32_t u;
+  memcpy(&u, &h, 4);
+  return u;
+}
+__device__ __forceinline__ uint32_t bits_of(__nv_bfloat162 h) {
+  uint32_t u;
+  memcpy(&u, &h, 4);
+  return u;
+}
+
+template <typename T>
+struct compute;
+
+template <>
+struct compute<__half> {
+  static constexpr lutmm_dtype kDtype = LUTMM_DTYPE_F16;
+  /* Round to nearest-even, as lutmm_round_to_dtype. */
+  static __device__ __forceinline__ uint16_t from_float(float f) { return __half_as_ushort(__float2half_rn(f)); }
+  static __device__ __forceinline__ float to_float(uint16_t b) { return __half2float(__ushort_as_half(b)); }
+  static __device__ __forceinline__ uint32_t mul2(uint32_t a, uint32_t b) {
+    __half2 x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    return bits_of(__hmul2(x, y));
+  }
+  static __device__ __forceinline__ void mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+
+template <>
+struct compute<__nv_bfloat16> {
+  static constexpr lutmm_dtype kDtype = LUTMM_DTYPE_BF16;
+  static __device__ __forceinline__ uint16_t from_float(float f) {
+    return __bfloat16_as_ushort(__float2bfloat16_rn(f));
+  }
+  static __device__ __forceinline__ float to_float(uint16_t b) { return __bfloat162float(__ushort_as_bfloat16(b)); }
+  static __device__ __forceinline__ uint32_t mul2(uint32_t a, uint32_t b) {
+    __nv_bfloat162 x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    return bits_of(__hmul2(x, y));
+  }
+  static __device__ __forceinline__ void mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+
+/* A stored scale (any scale dtype) rounded once to compute dtype T. */
+template <typename T>
+__device__ __forceinline__ uint16_t scale_in(const uint8_t *row, int column, int scale_dtype) {
+  if (scale_dtype == LUTMM_DTYPE_F32) return compute<T>::from_float(((const float *)row)[column]);
+  const uint16_t raw = ((const uint16_t *)row)[column];
+  if (scale_dtype == (int)compute<T>::kDtype) return raw;
+  const float wide = scale_dtype == LUTMM_DTYPE_F16 ? __half2float(__ushort_as_half(raw))
+                                                    : __bfloat162float(__ushort_as_bfloat16(raw));
+  return compute<T>::from_float(wide);
+}
+
+/* Stores an fp32 result into Y's dtype, rounding to nearest-even once. */
+__device__ __forceinline__ void store_output(void *y, int dtype, int64_t index, float v) {
+  if (dtype == LUTMM_DTYPE_F32) ((float *)y)[index] = v;
+  else if (dtype == LUTMM_DTYPE_F16) ((__half *)y)[index] = __float2half_rn(v);
+  else ((__nv_bfloat16 *)y)[index] = __float2bfloat16_rn(v);
+}
+
+/* Slices of a code width, widest first (layout.h's rule), at compile time.
+ * Loops, not recursion: a call the compiler does not fold must not recurse. */
+__host__ __device__ constexpr int slice_count(int bits) {
+  return (bits & 1) + ((bits >> 1) & 1) + ((bits >> 2) & 1) + ((bits >> 3) & 1);
+}
+__host__ __device__ constexpr int slice_width(int bits, int s) {
+  int seen = 0;
+  for (int w = 8; w >= 1; w /= 2)
+    if (bits & w) {
+      if (seen == s) return w;
+      seen++;
+    }
+  return 0;
+}
+__host__ __device__ constexpr int slice_shift(int bits, int s) {
+  int seen = 0, shift = 0;
+  for (int w = 8; w >= 1; w /= 2)
+    if (bits & w) {
+      if (seen == s) return shift;
+      shift += w;
+      seen++;
+    }
+  return shift;
+}
+
+/* The slicing of BITS as constants the compiler must fold. */
+template <int BITS>
+struct slices {
+  static constexpr int count = slice_count(BITS);
+  static constexpr int w0 = slice_width(BITS, 0), w1 = slice_width(BITS, 1), w2 = slice_width(BITS, 2);
+  static constexpr int s0 = slice_shift(BITS, 0), s1 = slice_shift(BITS, 1), s2 = slice_shift(BITS, 2);
+  static __device__ __forceinline__ constexpr int width(int s) { return s == 0 ? w0 : s == 1 ? w1 : w2; }
+  static __device__ __forceinline__ constexpr int shift(int s) { return s == 0 ? s0 : s == 1 ? s1 : s2; }
+};
+
+}  // namespace lutmm_kernels
+
+#endif

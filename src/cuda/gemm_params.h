@@ -1,0 +1,78 @@
+/* What one GEMM launch needs, shared by the host planner (C) and the kernels
+ * (CUDA): the kernel parameter block and the shared-memory budget of each
+ * tile configuration. docs/HEURISTICS.md explains the configurations.
+ *
+ * A configuration is MF m16 fragments per warp; the block's 4 warps form an
+ * NWN × NWK grid (NWN = MF, NWK = 4 / MF), each warp owning one 64×64
+ * weight atom per k-iteration. So a block tile is 16·MF rows by 64·NWN
+ * columns and one k-iteration spans 64·NWK rows of W. */
+#ifndef LUTMM_CUDA_GEMM_PARAMS_H
+#define LUTMM_CUDA_GEMM_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "portable.h"
+
+#define LUTMM_CUDA_THREADS 128
+#define LUTMM_CUDA_PAIR_COPIES 16 /* lanes L and L+16 share a copy: half the table, at most 2-way conflicts */
+
+typedef struct lutmm_cuda_gemm_params {
+  const uint8_t *planes;
+  uint64_t plane_offset[3];
+  int bits, slices, width[3], shift[3];
+  const void *scales;
+  int scale_dtype; /* lutmm_dtype */
+  int64_t n_pad, group_size, scale_rows, k_atoms, n_atoms;
+  int group_log2; /* log2(group_size) when it is a power of two, else -1 */
+  const void *x;
+  int x_vector; /* X rows start on 16-byte boundaries: cp.async path */
+  int64_t m, k, n;
+  void *y;
+  int y_dtype;
+  float *workspace;
+  int64_t m_tiles, n_tiles, iters, units;
+  int grid, stages, mf;
+  float table[256];
+} lutmm_cuda_gemm_params;
+
+LUTMM_HD static inline int lutmm_cuda_nwn(int mf) { return mf; }
+LUTMM_HD static inline int lutmm_cuda_nwk(int mf) { return 4 / mf; }
+LUTMM_HD static inline int lutmm_cuda_block_m(int mf) { return 16 * mf; }
+LUTMM_HD static inline int lutmm_cuda_block_n(int mf) { return 64 * mf; }
+LUTMM_HD static inline int lutmm_cuda_k_span(int mf) { return 64 * (4 / mf); }
+
+/* Pair table (bits <= 4): 2^(2b) half2 entries × 16 copies (lane L reads
+ * copy L mod 16); wider codes use a plain 256-entry compute-dtype table. */
+LUTMM_HD static inline size_t lutmm_cuda_table_bytes(int bits) {
+  return bits <= 4 ? ((size_t)4 << (2 * bits)) * LUTMM_CUDA_PAIR_COPIES : 512;
+}
+
+/* One pipeline stage: 4 atoms of every plane, the X tile, 4·NWK scale rows. */
+LUTMM_HD static inline size_t lutmm_cuda_stage_weight_bytes(int bits) { return (size_t)2048 * (size_t)bits; }
+#define LUTMM_CUDA_STAGE_X_BYTES 8192     /* 16·MF rows × 64·NWK columns × 2 bytes */
+#define LUTMM_CUDA_STAGE_SCALE_BYTES 4096 /* 4·NWK rows × 64·NWN columns × 4 bytes */
+LUTMM_HD static inline size_t lutmm_cuda_stage_bytes(int bits) {
+  return lutmm_cuda_stage_weight_bytes(bits) + LUTMM_CUDA_STAGE_X_BYTES + LUTMM_CUDA_STAGE_SCALE_BYTES;
+}
+
+/* Cross-warp k reduction: NWK − 1 warps park their accumulators. */
+LUTMM_HD static inline size_t lutmm_cuda_reduce_bytes(int mf) {
+  return (size_t)(lutmm_cuda_nwk(mf) - 1) * (size_t)lutmm_cuda_nwn(mf) * (size_t)lutmm_cuda_block_m(mf) * 64u * 4u;
+}
+
+LUTMM_HD static inline size_t lutmm_cuda_smem_bytes(int bits, int mf, int stages) {
+  return lutmm_cuda_table_bytes(bits) + (size_t)stages * lutmm_cuda_stage_bytes(bits) + lutmm_cuda_reduce_bytes(mf);
+}
+
+/* Fp32 elements of one partial tile in the workspace. */
+LUTMM_HD static inline size_t lutmm_cuda_tile_elems(int mf) {
+  return (size_t)lutmm_cuda_block_m(mf) * (size_t)lutmm_cuda_block_n(mf);
+}
+
+/* Stream-K: block b owns units [b·units/grid, (b+1)·units/grid). */
+LUTMM_HD static inline int64_t lutmm_cuda_range_start(int64_t units, int grid, int64_t b) {
+  return b * units / grid;
+}
+
+#endif

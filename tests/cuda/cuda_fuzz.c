@@ -1,0 +1,107 @@
+/* Random differential cases, CUDA vs reference, alternating exact and bound
+ * mode, until a case count or a time limit; prints the case count and the
+ * shape distribution. Usage: cuda_fuzz [--cases N] [--seconds S] [--seed X].
+ * Exit 0 clean, 1 on any mismatch, 77 without a device. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuda_harness.h"
+
+typedef struct tally {
+  long cases, exact, bound, failures;
+  long m_bins[5], bits[9], x_dtype[3], whole_column, tiny;
+  long long max_m, max_k, max_n;
+} tally;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Small M most of the time (the product's use), sometimes up to 1100. */
+static int64_t random_m(uint64_t *s) {
+  const int64_t r = harness_pick(s, 100);
+  if (r < 60) return 1 + harness_pick(s, 16);
+  if (r < 85) return 17 + harness_pick(s, 48);
+  if (r < 97) return 65 + harness_pick(s, 200);
+  return 265 + harness_pick(s, 836);
+}
+
+static void random_case(uint64_t *s, long index, gemm_case *c) {
+  memset(c, 0, sizeof *c);
+  c->bits = 1 + (int)harness_pick(s, 8);
+  c->m = random_m(s);
+  c->n = 1 + harness_pick(s, harness_pick(s, 4) == 0 ? 700 : 200);
+  /* K: multiples of 16 with real groups, or any value with one group. */
+  c->k = harness_pick(s, 3) == 0 ? 1 + harness_pick(s, 600) : 16 * (1 + harness_pick(s, 64));
+  c->group_size = c->k % 16 == 0 ? harness_group_for(s, c->k) : 0;
+  while (c->m * c->k * c->n > 40000000) c->m = c->m / 2 + 1;
+  c->scale_dtype = (lutmm_dtype)harness_pick(s, 3);
+  c->x_dtype = harness_pick(s, 2) ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+  c->y_dtype = (lutmm_dtype)harness_pick(s, 3);
+  c->exact = (int)(index % 2 == 0);
+  c->x_offset = harness_pick(s, 8) == 0;
+  c->tiny_scales = harness_pick(s, 8) == 0;
+  c->seed = harness_next(s);
+}
+
+static void count(tally *t, const gemm_case *c) {
+  t->cases++;
+  if (c->exact) t->exact++;
+  else t->bound++;
+  t->m_bins[c->m <= 16 ? 0 : c->m <= 64 ? 1 : c->m <= 264 ? 2 : 3]++;
+  t->bits[c->bits]++;
+  t->x_dtype[c->x_dtype]++;
+  if (c->group_size == 0) t->whole_column++;
+  if (c->tiny_scales) t->tiny++;
+  if (c->m > t->max_m) t->max_m = c->m;
+  if (c->k > t->max_k) t->max_k = c->k;
+  if (c->n > t->max_n) t->max_n = c->n;
+}
+
+static void report(const tally *t, double seconds) {
+  printf("cases %ld (exact %ld, bound %ld) in %.1f s, failures %ld\n", t->cases, t->exact, t->bound, seconds,
+         t->failures);
+  printf("M: 1-16 %ld, 17-64 %ld, 65-264 %ld, 265-1100 %ld; max m %lld k %lld n %lld\n", t->m_bins[0], t->m_bins[1],
+         t->m_bins[2], t->m_bins[3], t->max_m, t->max_k, t->max_n);
+  printf("bits:");
+  for (int b = 1; b <= 8; b++) printf(" %d:%ld", b, t->bits[b]);
+  printf("; x fp16 %ld bf16 %ld; whole-column groups %ld; tiny scales %ld\n", t->x_dtype[1], t->x_dtype[2],
+         t->whole_column, t->tiny);
+}
+
+int main(int argc, char **argv) {
+  long max_cases = 1000;
+  double seconds = 0.0;
+  uint64_t seed = 1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (strcmp(argv[i], "--cases") == 0) max_cases = atol(argv[i + 1]);
+    else if (strcmp(argv[i], "--seconds") == 0) seconds = atof(argv[i + 1]);
+    else if (strcmp(argv[i], "--seed") == 0) seed = strtoull(argv[i + 1], NULL, 10);
+  }
+  if (seconds > 0.0 && max_cases == 1000) max_cases = -1;
+  harness h;
+  const int open = harness_open(&h);
+  if (open != 0) return open;
+  tally t;
+  memset(&t, 0, sizeof t);
+  const double start = now();
+  for (long i = 0; max_cases < 0 || i < max_cases; i++) {
+    if (seconds > 0.0 && now() - start > seconds) break;
+    gemm_case c;
+    char why[256], name[160];
+    random_case(&seed, i, &c);
+    count(&t, &c);
+    if (harness_run_case(&h, &c, why, sizeof why, NULL) != 0) {
+      harness_describe(&c, name, sizeof name);
+      printf("FAIL %s: %s\n", name, why);
+      if (++t.failures >= 20) break;
+    }
+  }
+  report(&t, now() - start);
+  harness_close(&h);
+  return t.failures == 0 && t.cases > 0 ? 0 : 1;
+}

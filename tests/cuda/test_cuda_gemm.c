@@ -1,0 +1,117 @@
+/* CUDA GEMM against the reference: exact mode (equal bits) and bound mode
+ * over b = 1..8, fp16/bf16 activations, every output dtype, scale dtypes,
+ * group sizes 16..K and whole-column, M from 1 to 1000, N and K below, at
+ * and above every tile size; plus Stream-K shapes, a small caller workspace,
+ * and run-to-run determinism. Exit 77 without a device. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_harness.h"
+#include "lutmm_cuda.h"
+
+static const int64_t kM[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 32, 33, 64, 127, 128, 255, 256, 1000};
+/* Tile widths are 64, 128 and 256 columns; k-iterations span 64, 128, 256 rows. */
+static const int64_t kN[] = {1, 8, 63, 64, 65, 127, 128, 129, 255, 256, 257, 320};
+static const int64_t kK[] = {16, 40, 48, 64, 80, 127, 128, 144, 255, 256, 272, 512, 528};
+
+static int failures = 0, cases = 0;
+
+static void run(harness *h, const gemm_case *c) {
+  char why[256], name[160];
+  const int r = harness_run_case(h, c, why, sizeof why, NULL);
+  cases++;
+  if (r != 0) {
+    harness_describe(c, name, sizeof name);
+    printf("FAIL %s: %s\n", name, why);
+    failures++;
+  }
+}
+
+/* The shape grid: each (M, bits, dtype) takes a different (N, K, group). */
+static void shape_grid(harness *h) {
+  uint64_t rng = 42;
+  const int nm = sizeof kM / sizeof kM[0], nn = sizeof kN / sizeof kN[0], nk = sizeof kK / sizeof kK[0];
+  for (int i = 0; i < nm; i++)
+    for (int bits = 1; bits <= 8; bits++)
+      for (int xd = 0; xd < 2; xd++)
+        for (int exact = 0; exact < 2; exact++) {
+          gemm_case c;
+          memset(&c, 0, sizeof c);
+          c.bits = bits;
+          c.m = kM[i];
+          c.n = kN[(i * 5 + bits * 3 + xd) % nn];
+          c.k = kK[(i * 7 + bits * 5 + xd * 3 + exact) % nk];
+          c.group_size = harness_group_for(&rng, c.k);
+          c.scale_dtype = (lutmm_dtype)harness_pick(&rng, 3);
+          c.x_dtype = xd ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+          c.y_dtype = (lutmm_dtype)harness_pick(&rng, 3);
+          c.exact = exact;
+          c.x_offset = (int)harness_pick(&rng, 4) == 0;
+          c.tiny_scales = (int)harness_pick(&rng, 6) == 0;
+          c.seed = harness_next(&rng);
+          run(h, &c);
+        }
+}
+
+/* Long K and many columns: blocks split tiles' k ranges (Stream-K fixup). */
+static void stream_k_shapes(harness *h) {
+  const int64_t ms[] = {1, 16, 17, 33, 100};
+  uint64_t rng = 7;
+  for (int i = 0; i < 5; i++)
+    for (int bits = 2; bits <= 4; bits++) {
+      gemm_case c = {bits, ms[i], 4096, 1024 + 64 * i + 5, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32,
+                     1, 0, 0, 0};
+      c.x_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+      c.seed = harness_next(&rng);
+      run(h, &c);
+      c.exact = 0;
+      c.y_dtype = LUTMM_DTYPE_F16;
+      run(h, &c);
+    }
+}
+
+/* A workspace too small for partial tiles forces one block per tile. */
+static void small_workspace(harness *h) {
+  void *ws = NULL;
+  if (lutmm_malloc(h->cuda, 4096, &ws) != LUTMM_OK || lutmm_cuda_set_workspace(h->cuda, ws, 4096) != LUTMM_OK) {
+    printf("FAIL: could not lend a workspace\n");
+    failures++;
+    return;
+  }
+  gemm_case c = {4, 5, 2048, 700, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 99};
+  run(h, &c);
+  c.m = 40;
+  run(h, &c);
+  lutmm_cuda_set_workspace(h->cuda, NULL, 0);
+  lutmm_free(h->cuda, ws);
+}
+
+/* Same inputs, two runs, identical bits (general inputs: order matters). */
+static void determinism(harness *h) {
+  gemm_case c = {4, 8, 8192, 2048, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 1234};
+  const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
+  void *a = malloc(bytes), *b = malloc(bytes);
+  char why[256];
+  const int ra = harness_run_case(h, &c, why, sizeof why, a), rb = harness_run_case(h, &c, why, sizeof why, b);
+  cases += 2;
+  if (a == NULL || b == NULL || ra != 0 || rb != 0 || memcmp(a, b, bytes) != 0) {
+    printf("FAIL determinism: runs differ or failed (%d %d) %s\n", ra, rb, why);
+    failures++;
+  }
+  free(a);
+  free(b);
+}
+
+int main(void) {
+  harness h;
+  const int open = harness_open(&h);
+  if (open != 0) return open;
+  shape_grid(&h);
+  stream_k_shapes(&h);
+  small_workspace(&h);
+  determinism(&h);
+  harness_close(&h);
+  printf("%d cases, %d failures\n", cases, failures);
+  return failures == 0 ? 0 : 1;
+}
