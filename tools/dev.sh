@@ -43,7 +43,7 @@ run_suites() {
   local ok fail skip timeout xpass
   ok=$(awk '/^Ok:/ {print $2}' "$log"); fail=$(awk '/^Fail:/ {print $2}' "$log")
   skip=$(awk '/^Skipped:/ {print $2}' "$log"); timeout=$(awk '/^Timeout:/ {print $2}' "$log")
-  xpass=$(awk '/^Unexpected Pass:/ {print $2}' "$log")
+  xpass=$(awk '/^Unexpected Pass:/ {print $3}' "$log")
   if [ -z "$ok" ]; then FAILED=$((FAILED + 1)); echo "meson test did not run in $dir"; return; fi
   PASSED=$((PASSED + ok)); FAILED=$((FAILED + fail + timeout + xpass)); SKIPPED=$((SKIPPED + skip))
   rm -f "$log"
