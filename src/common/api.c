@@ -111,15 +111,23 @@ lutmm_status lutmm_table_validate(lutmm_context *ctx, int bits, const float *tab
 
 /* ---------------------------------------------------------- quantization */
 
+/* What quantize and pack both check first: the parameters (into a geometry)
+ * and the table (copied to the host). */
+static lutmm_status check_params_and_table(lutmm_context *ctx, const lutmm_quant_params *params,
+                                           const float *table, lutmm_geometry *g, float *host_table) {
+  lutmm_status st = lutmm_geometry_init(params, g);
+  if (st != LUTMM_OK) return st;
+  return fetch_table(ctx, params->bits, table, host_table);
+}
+
 lutmm_status lutmm_quantize(lutmm_context *ctx, const lutmm_quant_params *params, const float *table,
                             const float *w, uint8_t *codes, void *scales) {
   if (ctx == NULL || params == NULL || table == NULL || w == NULL || codes == NULL || scales == NULL)
     return LUTMM_ERR_NULL_POINTER;
   lutmm_geometry g;
-  lutmm_status st = lutmm_geometry_init(params, &g);
-  if (st != LUTMM_OK) return st;
   float host_table[LUTMM_MAX_TABLE_SIZE];
-  if ((st = fetch_table(ctx, params->bits, table, host_table)) != LUTMM_OK) return st;
+  lutmm_status st = check_params_and_table(ctx, params, table, &g, host_table);
+  if (st != LUTMM_OK) return st;
   if (ctx->ops->quantize == NULL) return LUTMM_ERR_UNSUPPORTED;
   return ctx->ops->quantize(ctx, params, &g, host_table, table, w, codes, scales);
 }
@@ -182,21 +190,25 @@ lutmm_status lutmm_pack(lutmm_context *ctx, const lutmm_quant_params *params, co
   if (ctx == NULL || params == NULL || table == NULL || codes == NULL || scales == NULL || weights == NULL)
     return LUTMM_ERR_NULL_POINTER;
   lutmm_geometry g;
-  lutmm_status st = lutmm_geometry_init(params, &g);
-  if (st != LUTMM_OK) return st;
   float host_table[LUTMM_MAX_TABLE_SIZE];
-  if ((st = fetch_table(ctx, params->bits, table, host_table)) != LUTMM_OK) return st;
+  lutmm_status st = check_params_and_table(ctx, params, table, &g, host_table);
+  if (st != LUTMM_OK) return st;
   if (ctx->ops->pack == NULL) return LUTMM_ERR_UNSUPPORTED;
   lutmm_weights *w;
   if ((st = lutmm_weights_create(ctx, params, &g, host_table, &w)) != LUTMM_OK) return st;
-  st = ctx->ops->pack(ctx, codes, scales, w);
+  return lutmm_weights_complete(ctx, w, ctx->ops->pack(ctx, codes, scales, w), weights);
+}
+
+lutmm_status lutmm_weights_complete(lutmm_context *ctx, lutmm_weights *w, lutmm_status filled,
+                                    lutmm_weights **out) {
+  lutmm_status st = filled;
   if (st == LUTMM_OK) st = lutmm_weights_measure_scales(ctx, w);
   if (st == LUTMM_OK && ctx->ops->weights_finish != NULL) st = ctx->ops->weights_finish(ctx, w);
   if (st != LUTMM_OK) {
     lutmm_weights_release(w);
     return st;
   }
-  *weights = w;
+  *out = w;
   return LUTMM_OK;
 }
 

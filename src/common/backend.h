@@ -106,6 +106,12 @@ lutmm_status lutmm_weights_create(lutmm_context *ctx, const lutmm_quant_params *
 /* Sets w->max_abs_scale from the scales in the backend's memory. */
 lutmm_status lutmm_weights_measure_scales(lutmm_context *ctx, lutmm_weights *w);
 
+/* Finishes weights whose planes and scales were just filled with status
+ * `filled`: measures the scales and runs the backend's weights_finish, then
+ * sets *out, or releases w and returns the first error. */
+lutmm_status lutmm_weights_complete(lutmm_context *ctx, lutmm_weights *w, lutmm_status filled,
+                                    lutmm_weights **out);
+
 /* Frees what lutmm_weights_create made. */
 void lutmm_weights_release(lutmm_weights *w);
 

@@ -132,12 +132,5 @@ lutmm_status lutmm_weights_deserialize(lutmm_context *ctx, const void *buffer, s
   if ((st = lutmm_weights_create(ctx, &params, &g, table, &w)) != LUTMM_OK) return st;
   st = ctx->ops->copy_from_host(ctx, w->planes, planes, g.packed_bytes);
   if (st == LUTMM_OK) st = ctx->ops->copy_from_host(ctx, w->scales, scales, g.scale_bytes);
-  if (st == LUTMM_OK) st = lutmm_weights_measure_scales(ctx, w);
-  if (st == LUTMM_OK && ctx->ops->weights_finish != NULL) st = ctx->ops->weights_finish(ctx, w);
-  if (st != LUTMM_OK) {
-    lutmm_weights_release(w);
-    return st;
-  }
-  *weights = w;
-  return LUTMM_OK;
+  return lutmm_weights_complete(ctx, w, st, weights);
 }
