@@ -158,7 +158,7 @@ typedef struct lutmm_quant_params {
   int bits;                 /* 1..8 */
   int64_t k;                /* rows of W (reduction dimension), >= 1 */
   int64_t n;                /* columns of W (output features), >= 1 */
-  int64_t group_size;       /* multiple of 16 dividing k, or 0 for one group per column */
+  int64_t group_size;       /* multiple of 16 dividing k; 0 or k: one group per column */
   lutmm_dtype scale_dtype;  /* F16, BF16 or F32 */
 } lutmm_quant_params;
 

@@ -37,7 +37,9 @@ static lutmm_status validate_params(const lutmm_quant_params *p) {
   if (p->bits < LUTMM_MIN_BITS || p->bits > LUTMM_MAX_BITS) return LUTMM_ERR_INVALID_BITS;
   if (p->k < 1 || p->n < 1) return LUTMM_ERR_INVALID_SHAPE;
   if (!lutmm_dtype_is_valid(p->scale_dtype)) return LUTMM_ERR_INVALID_ARGUMENT;
-  if (p->group_size != 0 && (p->group_size < 16 || p->group_size % 16 != 0 || p->k % p->group_size != 0))
+  /* 0 and k both mean one group per column, whatever k is. */
+  const int whole_column = p->group_size == 0 || p->group_size == p->k;
+  if (!whole_column && (p->group_size < 16 || p->group_size % 16 != 0 || p->k % p->group_size != 0))
     return LUTMM_ERR_INVALID_GROUP_SIZE;
   if (p->k > LUTMM_MAX_DIM || p->n > LUTMM_MAX_DIM) return LUTMM_ERR_OVERFLOW;
   return LUTMM_OK;

@@ -288,13 +288,15 @@ static void whole_column(void) {
   const lutmm_dtype dtypes[3] = {LUTMM_DTYPE_F32, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16};
   const uint32_t s0[3] = {0x3FC00000u, 0x3E00u, 0x3FC0u}, s1[3] = {0x3E800000u, 0x3400u, 0x3E80u};
   for (int d = 0; d < 3; d++) {
-    const lutmm_quant_params p = {2, 5, 2, 0, dtypes[d]};
-    quantized *q = quantize(&p, t, w);
-    CHECK_OK(q->status);
-    check_codes(q, expected, 10);
-    check_scale_bits(q, dtypes[d], 0, s0[d]);
-    check_scale_bits(q, dtypes[d], 1, s1[d]);
-    free(q);
+    for (int group = 0; group <= 5; group += 5) { /* 0 and k both mean whole column */
+      const lutmm_quant_params p = {2, 5, 2, group, dtypes[d]};
+      quantized *q = quantize(&p, t, w);
+      CHECK_OK(q->status);
+      check_codes(q, expected, 10);
+      check_scale_bits(q, dtypes[d], 0, s0[d]);
+      check_scale_bits(q, dtypes[d], 1, s1[d]);
+      free(q);
+    }
   }
 }
 
