@@ -167,26 +167,35 @@ INLINE void reset_tables(col_tables *t) {
   t->next_k = -1; /* forces a build at the first chunk */
 }
 
-INLINE void lookup_quad(const col_tables *t, const uint8_t *chunk, __m256 v[4]) {
+/* The 32 values of a 2-bit chunk from a 4-entry table held in a register. */
+INLINE void lookup_quad_in(__m256 quad, const uint8_t *chunk, __m256 v[4]) {
   const __m256i codes = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)chunk));
-  v[0] = _mm256_permutevar_ps(t->quad, codes);
-  v[1] = _mm256_permutevar_ps(t->quad, _mm256_srli_epi32(codes, 2));
-  v[2] = _mm256_permutevar_ps(t->quad, _mm256_srli_epi32(codes, 4));
-  v[3] = _mm256_permutevar_ps(t->quad, _mm256_srli_epi32(codes, 6));
+  v[0] = _mm256_permutevar_ps(quad, codes);
+  v[1] = _mm256_permutevar_ps(quad, _mm256_srli_epi32(codes, 2));
+  v[2] = _mm256_permutevar_ps(quad, _mm256_srli_epi32(codes, 4));
+  v[3] = _mm256_permutevar_ps(quad, _mm256_srli_epi32(codes, 6));
 }
 
-INLINE void lookup_planes(const col_tables *t, const uint8_t *chunk, __m256 v[4]) {
+INLINE void lookup_quad(const col_tables *t, const uint8_t *chunk, __m256 v[4]) { lookup_quad_in(t->quad, chunk, v); }
+
+/* The 32 values of a 4-bit chunk from a 16-entry table held as four byte
+ * planes in registers (passed by value so hot loops keep them there). */
+INLINE void lookup_planes_in(__m256i p0, __m256i p1, __m256i p2, __m256i p3, const uint8_t *chunk, __m256 v[4]) {
   const __m256i s = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)chunk));
   /* Lane 0 takes the low nibbles (rows 0-15), lane 1 the high ones. */
   const __m256i idx = _mm256_and_si256(_mm256_blend_epi32(s, _mm256_srli_epi16(s, 4), 0xF0), _mm256_set1_epi8(0x0F));
-  const __m256i b0 = _mm256_shuffle_epi8(t->plane[0], idx), b1 = _mm256_shuffle_epi8(t->plane[1], idx);
-  const __m256i b2 = _mm256_shuffle_epi8(t->plane[2], idx), b3 = _mm256_shuffle_epi8(t->plane[3], idx);
+  const __m256i b0 = _mm256_shuffle_epi8(p0, idx), b1 = _mm256_shuffle_epi8(p1, idx);
+  const __m256i b2 = _mm256_shuffle_epi8(p2, idx), b3 = _mm256_shuffle_epi8(p3, idx);
   const __m256i lo01 = _mm256_unpacklo_epi8(b0, b1), hi01 = _mm256_unpackhi_epi8(b0, b1);
   const __m256i lo23 = _mm256_unpacklo_epi8(b2, b3), hi23 = _mm256_unpackhi_epi8(b2, b3);
   v[0] = _mm256_castsi256_ps(_mm256_unpacklo_epi16(lo01, lo23));
   v[1] = _mm256_castsi256_ps(_mm256_unpackhi_epi16(lo01, lo23));
   v[2] = _mm256_castsi256_ps(_mm256_unpacklo_epi16(hi01, hi23));
   v[3] = _mm256_castsi256_ps(_mm256_unpackhi_epi16(hi01, hi23));
+}
+
+INLINE void lookup_planes(const col_tables *t, const uint8_t *chunk, __m256 v[4]) {
+  lookup_planes_in(t->plane[0], t->plane[1], t->plane[2], t->plane[3], chunk, v);
 }
 
 INLINE void lookup_gather(const col_tables *t, const uint8_t *chunk, __m256 v[4]) {
@@ -275,7 +284,6 @@ INLINE void single_row_scaled_columns(const avx2_ctx *x, const int kind, const i
   const cpu_kernel_args *a = x->a;
   const __m256i p0 = x->shared.plane[0], p1 = x->shared.plane[1], p2 = x->shared.plane[2], p3 = x->shared.plane[3];
   const __m256 quad = x->shared.quad;
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
   const size_t chunk_bytes = (size_t)a->codes->chunk_bytes, chunk_step = CPU_BLOCK_N * chunk_bytes;
   __m256 acc0[CPU_BLOCK_N], acc1[CPU_BLOCK_N], scale[CPU_BLOCK_N];
   for (int c = 0; c < C; c++) acc0[c] = acc1[c] = _mm256_setzero_ps();
@@ -288,24 +296,8 @@ INLINE void single_row_scaled_columns(const avx2_ctx *x, const int kind, const i
 #pragma GCC unroll 4
       for (int c = 0; c < C; c++) {
         __m256 t[4];
-        if (kind == LOOKUP_SCALED_QUAD) {
-          const __m256i codes = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(chunk + chunk_bytes * c)));
-          t[0] = _mm256_permutevar_ps(quad, codes);
-          t[1] = _mm256_permutevar_ps(quad, _mm256_srli_epi32(codes, 2));
-          t[2] = _mm256_permutevar_ps(quad, _mm256_srli_epi32(codes, 4));
-          t[3] = _mm256_permutevar_ps(quad, _mm256_srli_epi32(codes, 6));
-        } else {
-          const __m256i sv = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(chunk + chunk_bytes * c)));
-          const __m256i idx = _mm256_and_si256(_mm256_blend_epi32(sv, _mm256_srli_epi16(sv, 4), 0xF0), nibble);
-          const __m256i b0 = _mm256_shuffle_epi8(p0, idx), b1 = _mm256_shuffle_epi8(p1, idx);
-          const __m256i b2 = _mm256_shuffle_epi8(p2, idx), b3 = _mm256_shuffle_epi8(p3, idx);
-          const __m256i lo01 = _mm256_unpacklo_epi8(b0, b1), hi01 = _mm256_unpackhi_epi8(b0, b1);
-          const __m256i lo23 = _mm256_unpacklo_epi8(b2, b3), hi23 = _mm256_unpackhi_epi8(b2, b3);
-          t[0] = _mm256_castsi256_ps(_mm256_unpacklo_epi16(lo01, lo23));
-          t[1] = _mm256_castsi256_ps(_mm256_unpackhi_epi16(lo01, lo23));
-          t[2] = _mm256_castsi256_ps(_mm256_unpacklo_epi16(hi01, hi23));
-          t[3] = _mm256_castsi256_ps(_mm256_unpackhi_epi16(hi01, hi23));
-        }
+        if (kind == LOOKUP_SCALED_QUAD) lookup_quad_in(quad, chunk + chunk_bytes * c, t);
+        else lookup_planes_in(p0, p1, p2, p3, chunk + chunk_bytes * c, t);
         /* x·(T·s): the product T·s first, as ŵ = fl(T·s) requires. */
         acc0[c] = _mm256_fmadd_ps(_mm256_loadu_ps(xk), _mm256_mul_ps(t[0], scale[c]), acc0[c]);
         acc1[c] = _mm256_fmadd_ps(_mm256_loadu_ps(xk + 8), _mm256_mul_ps(t[1], scale[c]), acc1[c]);
@@ -329,7 +321,6 @@ INLINE void single_row_scaled(const avx2_ctx *x, const int kind, int64_t block, 
 INLINE void few_rows_scaled(const avx2_ctx *x, const int R, int64_t n, int64_t m0, int64_t k0, int64_t k1) {
   const cpu_kernel_args *a = x->a;
   const __m256i p0 = x->shared.plane[0], p1 = x->shared.plane[1], p2 = x->shared.plane[2], p3 = x->shared.plane[3];
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
   const size_t chunk_step = (size_t)CPU_BLOCK_N * 16;
   __m256 acc[4];
   for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps();
@@ -338,17 +329,9 @@ INLINE void few_rows_scaled(const avx2_ctx *x, const int R, int64_t n, int64_t m
     const __m256 scale = half_scales(x, n, k);
     const uint8_t *chunk = cpu_codes_chunk(a->codes, n, k / CPU_CHUNK_K);
     for (; k < end; k += CPU_CHUNK_K, chunk += chunk_step) {
-      const __m256i sv = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)chunk));
-      const __m256i idx = _mm256_and_si256(_mm256_blend_epi32(sv, _mm256_srli_epi16(sv, 4), 0xF0), nibble);
-      const __m256i b0 = _mm256_shuffle_epi8(p0, idx), b1 = _mm256_shuffle_epi8(p1, idx);
-      const __m256i b2 = _mm256_shuffle_epi8(p2, idx), b3 = _mm256_shuffle_epi8(p3, idx);
-      const __m256i lo01 = _mm256_unpacklo_epi8(b0, b1), hi01 = _mm256_unpackhi_epi8(b0, b1);
-      const __m256i lo23 = _mm256_unpacklo_epi8(b2, b3), hi23 = _mm256_unpackhi_epi8(b2, b3);
       __m256 v[4];
-      v[0] = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_unpacklo_epi16(lo01, lo23)), scale);
-      v[1] = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_unpackhi_epi16(lo01, lo23)), scale);
-      v[2] = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_unpacklo_epi16(hi01, hi23)), scale);
-      v[3] = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_unpackhi_epi16(hi01, hi23)), scale);
+      lookup_planes_in(p0, p1, p2, p3, chunk, v);
+      for (int q = 0; q < 4; q++) v[q] = _mm256_mul_ps(v[q], scale); /* ŵ = fl(T·s) */
       for (int q = 0; q < 4; q++)
         for (int r = 0; r < R; r++)
           acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(a->x + (m0 + r) * a->ldx + k + 8 * q), v[q], acc[r]);
