@@ -56,6 +56,17 @@ static void check_scale_bits(const quantized *q, lutmm_dtype dtype, size_t i, ui
   if (got != bits) unit_fail(__FILE__, __LINE__, "scale[%zu] bits 0x%x, expected 0x%x", i, got, bits);
 }
 
+/* Quantizes one group of 16 rows in one column and checks every code and
+ * the bit pattern of its scale. */
+static void expect_group(const lutmm_quant_params *p, const float *t, const float *w, const uint8_t *expected,
+                         uint32_t scale_bits) {
+  quantized *q = quantize(p, t, w);
+  CHECK_OK(q->status);
+  check_codes(q, expected, 16);
+  check_scale_bits(q, p->scale_dtype, 0, scale_bits);
+  free(q);
+}
+
 static void int_table(int bits, float *t) {
   for (int i = 0; i < (1 << bits); i++) t[i] = (float)(i - (1 << (bits - 1)));
 }
@@ -79,11 +90,7 @@ static void hand_int4(void) {
   float t[16];
   int_table(4, t);
   const lutmm_quant_params p = {4, 16, 1, 16, LUTMM_DTYPE_F32};
-  quantized *q = quantize(&p, t, w);
-  CHECK_OK(q->status);
-  check_codes(q, expected, 16);
-  check_scale_bits(q, LUTMM_DTYPE_F32, 0, 0x3F000000u); /* 0.5 */
-  free(q);
+  expect_group(&p, t, w, expected, 0x3F000000u); /* 0.5 */
 }
 
 /* Exact ties between two NF4 entries go to the lower index; one float ulp
@@ -152,22 +159,14 @@ static void negative_max(void) {
   float w[16] = {-6, 3, 1, 2, -1, 0.375f};
   const uint8_t expected[16] = {0, 12, 9, 11, 7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8};
   const lutmm_quant_params p = {4, 16, 1, 16, LUTMM_DTYPE_BF16};
-  quantized *q = quantize(&p, t, w);
-  CHECK_OK(q->status);
-  check_codes(q, expected, 16);
-  check_scale_bits(q, LUTMM_DTYPE_BF16, 0, 0x3F40u); /* 0.75 */
-  free(q);
+  expect_group(&p, t, w, expected, 0x3F40u); /* 0.75 */
   /* NF4: absmax = |−2| → s = 2 (fp16 0x4000). w/s: −2 → −1 (0);
    * 1 → 0.5, below the midpoint 0.50166 of T[12], T[13] → 12;
    * 0.5 → 0.25, below the midpoint 0.29201 of T[10], T[11] → 10. */
   float v[16] = {-2, 1, 0.5f};
   const uint8_t nf_expected[16] = {0, 12, 10, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7};
   const lutmm_quant_params pn = {4, 16, 1, 16, LUTMM_DTYPE_F16};
-  q = quantize(&pn, kNf4, v);
-  CHECK_OK(q->status);
-  check_codes(q, nf_expected, 16);
-  check_scale_bits(q, LUTMM_DTYPE_F16, 0, 0x4000u);
-  free(q);
+  expect_group(&pn, kNf4, v, nf_expected, 0x4000u);
 }
 
 /* Tiny groups: fp16 scales in the subnormal range, and scales that round
@@ -181,30 +180,19 @@ static void tiny(void) {
   float w[16] = {1e-6f, -1e-6f, 3e-7f, 2.9e-7f};
   const uint8_t expected[16] = {15, 0, 11, 10, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8};
   const lutmm_quant_params p16 = {4, 16, 1, 16, LUTMM_DTYPE_F16};
-  quantized *q = quantize(&p16, t, w);
-  CHECK_OK(q->status);
-  check_codes(q, expected, 16);
-  check_scale_bits(q, LUTMM_DTYPE_F16, 0, 0x0002u);
-  free(q);
+  expect_group(&p16, t, w, expected, 0x0002u);
   /* bf16 keeps it normal: 1.25e−7 = 1.048576·2^−23 → 134/128·2^−23 =
    * 1.2479722e−7, bits (104 << 7) | 6 = 0x3406. w/s: ±1e−6 → ±8.01 → codes
    * 15 and 0; 3e−7 → 2.404 → 2 (10); 2.9e−7 → 2.324 → 2 (10). */
   const uint8_t expected_bf16[16] = {15, 0, 10, 10, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8};
   const lutmm_quant_params pb = {4, 16, 1, 16, LUTMM_DTYPE_BF16};
-  q = quantize(&pb, t, w);
-  CHECK_OK(q->status);
-  check_codes(q, expected_bf16, 16);
-  check_scale_bits(q, LUTMM_DTYPE_BF16, 0, 0x3406u);
-  free(q);
+  expect_group(&pb, t, w, expected_bf16, 0x3406u);
   /* absmax = 2e−8 → raw 2.5e−9, under half the smallest fp16 subnormal
    * (2^−25 ≈ 2.98e−8): the scale rounds to 0, and a zero scale gives every
    * weight the code nearest 0. */
   float z[16] = {2e-8f, -2e-8f, 1e-8f};
-  q = quantize(&p16, t, z);
-  CHECK_OK(q->status);
-  for (int i = 0; i < 16; i++) CHECK_EQ_INT(q->codes[i], 8);
-  check_scale_bits(q, LUTMM_DTYPE_F16, 0, 0);
-  free(q);
+  const uint8_t all_nearest_zero[16] = {8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8};
+  expect_group(&p16, t, z, all_nearest_zero, 0);
 }
 
 /* One-group status for absmax `a` (placed negative when `negative`). */
