@@ -24,6 +24,8 @@ static lutmm_status read_device(lutmm_cuda_state *s) {
   s->smem_per_block = (size_t)smem_block;
   if (err == cudaSuccess) err = lutmm_cuda_gemm_allow_smem_f16(s->smem_per_block);
   if (err == cudaSuccess) err = lutmm_cuda_gemm_allow_smem_bf16(s->smem_per_block);
+  if (err == cudaSuccess) err = lutmm_cuda_skinny_allow_smem_f16(s->smem_per_block);
+  if (err == cudaSuccess) err = lutmm_cuda_skinny_allow_smem_bf16(s->smem_per_block);
   return lutmm_cuda_status(err);
 }
 
@@ -31,6 +33,9 @@ static lutmm_status allocate_buffers(lutmm_cuda_state *s) {
   s->own_workspace_bytes = default_workspace_bytes(s->sm_count);
   cudaError_t err = cudaMalloc((void **)&s->own_workspace, s->own_workspace_bytes);
   if (err == cudaSuccess) err = cudaMalloc((void **)&s->flags, 2 * sizeof(int));
+  const size_t ticket_bytes = (size_t)s->sm_count * 16 * sizeof(int);
+  if (err == cudaSuccess) err = cudaMalloc((void **)&s->tickets, ticket_bytes);
+  if (err == cudaSuccess) err = cudaMemset(s->tickets, 0, ticket_bytes);
   s->workspace = s->own_workspace;
   s->workspace_bytes = s->own_workspace_bytes;
   return lutmm_cuda_status(err);
@@ -41,6 +46,7 @@ void lutmm_cuda_context_fini(lutmm_context *ctx) {
   if (s == NULL) return;
   cudaFree(s->own_workspace);
   cudaFree(s->flags);
+  cudaFree(s->tickets);
   free(s);
   ctx->backend_state = NULL;
 }

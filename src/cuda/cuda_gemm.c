@@ -50,7 +50,8 @@ static void pick_stages(const lutmm_cuda_state *s, int bits, gemm_plan *plan) {
   }
 }
 
-static void fill_shape(const lutmm_weights *w, const lutmm_gemm_args *a, int mf, lutmm_cuda_gemm_params *p) {
+/* Everything but the work decomposition. */
+static void fill_operands(const lutmm_weights *w, const lutmm_gemm_args *a, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
   p->planes = (const uint8_t *)w->planes;
   p->bits = w->params.bits;
@@ -67,6 +68,10 @@ static void fill_shape(const lutmm_weights *w, const lutmm_gemm_args *a, int mf,
   p->group_log2 = -1;
   for (int b = 0; b < 62; b++)
     if (((int64_t)1 << b) == g->group_size) p->group_log2 = b;
+  p->atom_one_group = g->group_size % 64 == 0 || g->group_size >= w->params.k;
+  p->atom_group_log2 = g->group_size >= w->params.k ? 31 : -1;
+  for (int b = 0; b < 31 && p->atom_group_log2 < 0; b++)
+    if (((int64_t)64 << b) == g->group_size) p->atom_group_log2 = b;
   p->scale_rows = g->scale_rows;
   p->k_atoms = g->k_atoms;
   p->n_atoms = g->n_atoms;
@@ -77,12 +82,18 @@ static void fill_shape(const lutmm_weights *w, const lutmm_gemm_args *a, int mf,
   p->n = w->params.n;
   p->y = a->y;
   p->y_dtype = (int)a->y_dtype;
+  memcpy(p->table, w->table, sizeof(float) * ((size_t)1 << w->params.bits));
+}
+
+static void fill_tiles(const lutmm_weights *w, const lutmm_gemm_args *a, int mf, lutmm_cuda_gemm_params *p) {
+  const lutmm_geometry *g = &w->geom;
   p->mf = mf;
+  p->tile_m = lutmm_cuda_block_m(mf);
+  p->tile_n = lutmm_cuda_block_n(mf);
   p->m_tiles = (a->m + lutmm_cuda_block_m(mf) - 1) / lutmm_cuda_block_m(mf);
   p->n_tiles = (g->n_atoms + lutmm_cuda_nwn(mf) - 1) / lutmm_cuda_nwn(mf);
   p->iters = (g->k_atoms + lutmm_cuda_nwk(mf) - 1) / lutmm_cuda_nwk(mf);
   p->units = p->m_tiles * p->n_tiles * p->iters;
-  memcpy(p->table, w->table, sizeof(float) * ((size_t)1 << w->params.bits));
 }
 
 /* Stream-K grid: every resident block slot busy, unless the workspace cannot
@@ -107,13 +118,56 @@ static int tiles_whole(const lutmm_cuda_gemm_params *p) {
   return p->units % p->grid == 0 && (p->units / p->grid) % p->iters == 0;
 }
 
+/* The skinny kernel (M <= 32, 1..4-bit codes): X in m8 blocks, one tile of
+ * W atom columns per unit row, one k-atom per unit. A block takes at least
+ * iters/16 units, so a column is never cut into more than ~17 partials (its
+ * last contributor adds them all); blocks never outnumber the SMs (one
+ * block fills an SM) nor the ticket array. A workspace too small for two
+ * partial tiles per block gives one block per tile (no partials). */
+static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
+                        lutmm_cuda_gemm_params *p) {
+  const lutmm_geometry *g = &w->geom;
+  p->mb = a->m <= 8 ? 1 : a->m <= 16 ? 2 : 4;
+  const int warps = lutmm_skinny_warps(p->mb);
+  p->tile_m = 8 * p->mb;
+  p->tile_n = 64 * warps;
+  p->m_tiles = 1;
+  p->n_tiles = (g->n_atoms + warps - 1) / warps;
+  p->iters = g->k_atoms;
+  p->units = p->n_tiles * p->iters;
+  const int64_t min_units = (p->iters + 15) / 16;
+  int64_t grid = p->units / min_units;
+  if (grid > s->sm_count) grid = s->sm_count;
+  if (grid < 1) grid = 1;
+  const size_t per_block = 2 * (size_t)p->tile_m * (size_t)p->tile_n * sizeof(float);
+  const int64_t fits = (int64_t)(s->workspace == NULL ? 0 : s->workspace_bytes / per_block);
+  if (fits < grid) grid = p->n_tiles;
+  p->grid = (int)grid;
+  p->workspace = s->workspace;
+  p->tickets = s->tickets;
+}
+
+static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
+  const int mb = a->m <= 8 ? 1 : a->m <= 16 ? 2 : 4;
+  const int64_t units = (w->geom.n_atoms + lutmm_skinny_warps(mb) - 1) / lutmm_skinny_warps(mb) * w->geom.k_atoms;
+  return w->params.bits <= 4 && a->m <= 32 && lutmm_skinny_smem_bytes(w->params.bits, mb) <= s->smem_per_block &&
+         units < ((int64_t)1 << 31);
+}
+
 lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const lutmm_gemm_args *args) {
   const lutmm_cuda_state *s = lutmm_cuda_state_of(ctx);
   lutmm_cuda_gemm_params p;
   memset(&p, 0, sizeof p);
-  gemm_plan plan = {pick_mf(args->m), 0, 0, 0, 0};
+  fill_operands(w, args, &p);
+  if (use_skinny(s, w, args)) {
+    plan_skinny(s, w, args, &p);
+    return lutmm_cuda_status(args->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_skinny_f16(s->stream, &p)
+                                                              : lutmm_cuda_launch_skinny_bf16(s->stream, &p));
+  }
+  /* The tiled kernel keeps 1..4-bit codes only at MF = 4 (gemm_launch.cuh). */
+  gemm_plan plan = {w->params.bits <= 4 ? 4 : pick_mf(args->m), 0, 0, 0, 0};
   pick_stages(s, w->params.bits, &plan);
-  fill_shape(w, args, plan.mf, &p);
+  fill_tiles(w, args, plan.mf, &p);
   pick_grid(s, &p, &plan);
   cudaError_t err = args->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_gemm_f16(s->stream, &p, plan.smem)
                                                      : lutmm_cuda_launch_gemm_bf16(s->stream, &p, plan.smem);

@@ -20,6 +20,7 @@ typedef struct lutmm_cuda_state {
   size_t workspace_bytes;
   int deterministic;
   int *flags;             /* device int[2]: error reports of quantize/pack */
+  int *tickets;           /* device int[SMs × 16], zero between launches: skinny-kernel fixup */
 } lutmm_cuda_state;
 
 static inline lutmm_cuda_state *lutmm_cuda_state_of(const lutmm_context *ctx) {

@@ -155,6 +155,21 @@ struct slices {
   static __device__ __forceinline__ constexpr int shift(int s) { return s == 0 ? s0 : s == 1 ? s1 : s2; }
 };
 
+/* The two codes whose slices pair-table entry e holds: slice s of width w
+ * sits at bits 2·shift_s of e, first code in its low w bits. */
+template <int BITS>
+__device__ __forceinline__ void pair_codes(int e, int &c0, int &c1) {
+  c0 = 0;
+  c1 = 0;
+#pragma unroll
+  for (int sl = 0; sl < slices<BITS>::count; sl++) {
+    const int w = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
+    const int v = (e >> (2 * sh)) & ((1 << (2 * w)) - 1);
+    c0 |= (v & ((1 << w) - 1)) << sh;
+    c1 |= (v >> w) << sh;
+  }
+}
+
 }  // namespace lutmm_kernels
 
 #endif

@@ -11,16 +11,12 @@
 #include "fault.h"
 #include "gemm_device.cuh"
 
-/* The block whose unit range holds unit u. */
 __device__ static int64_t block_of_unit(const lutmm_cuda_gemm_params &p, int64_t u) {
-  int64_t b = u * p.grid / p.units;
-  while (b + 1 < p.grid && lutmm_cuda_range_start(p.units, p.grid, b + 1) <= u) b++;
-  while (b > 0 && lutmm_cuda_range_start(p.units, p.grid, b) > u) b--;
-  return b;
+  return lutmm_cuda_block_of_unit(p.units, p.grid, u);
 }
 
 __global__ void lutmm_fixup_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
-  const int bm = lutmm_cuda_block_m(p.mf), bn = lutmm_cuda_block_n(p.mf);
+  const int bm = p.tile_m, bn = p.tile_n;
   const int64_t tile = blockIdx.x, first_unit = tile * p.iters;
   const int64_t first = block_of_unit(p, first_unit), last = block_of_unit(p, first_unit + p.iters - 1);
   if (first == last) return;

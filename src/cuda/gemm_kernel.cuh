@@ -331,14 +331,8 @@ __device__ void build_pair_table(const lutmm_cuda_gemm_params &p, uint8_t *table
   constexpr int ENTRIES = 1 << (2 * BITS);
   for (int i = (int)threadIdx.x; i < ENTRIES * LUTMM_CUDA_PAIR_COPIES; i += LUTMM_CUDA_THREADS) {
     const int e = i / LUTMM_CUDA_PAIR_COPIES;
-    int c0 = 0, c1 = 0;
-#pragma unroll
-    for (int sl = 0; sl < slices<BITS>::count; sl++) {
-      const int w = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
-      const int v = (e >> (2 * sh)) & ((1 << (2 * w)) - 1);
-      c0 |= (v & ((1 << w) - 1)) << sh;
-      c1 |= (v >> w) << sh;
-    }
+    int c0, c1;
+    pair_codes<BITS>(e, c0, c1);
     ((uint32_t *)table)[i] =
         (uint32_t)compute<T>::from_float(p.table[c0]) | ((uint32_t)compute<T>::from_float(p.table[c1]) << 16);
   }

@@ -8,23 +8,18 @@
 
 namespace lutmm_kernels {
 
-template <typename T, int MF>
-const void *kernel_for_bits(int bits) {
-  switch (bits) {
-    case 1: return (const void *)gemm_kernel<T, MF, 1>;
-    case 2: return (const void *)gemm_kernel<T, MF, 2>;
-    case 3: return (const void *)gemm_kernel<T, MF, 3>;
-    case 4: return (const void *)gemm_kernel<T, MF, 4>;
-    default: return (const void *)gemm_kernel<T, MF, 0>;
-  }
-}
-
+/* Codes of 1..4 bits reach this kernel only for M > 32 (MF = 4): the skinny
+ * kernel takes smaller M. Wider codes use the generic path at every MF. */
 template <typename T>
 const void *kernel_for(int mf, int bits) {
-  switch (mf) {
-    case 1: return kernel_for_bits<T, 1>(bits);
-    case 2: return kernel_for_bits<T, 2>(bits);
-    default: return kernel_for_bits<T, 4>(bits);
+  switch (bits) {
+    case 1: return (const void *)gemm_kernel<T, 4, 1>;
+    case 2: return (const void *)gemm_kernel<T, 4, 2>;
+    case 3: return (const void *)gemm_kernel<T, 4, 3>;
+    case 4: return (const void *)gemm_kernel<T, 4, 4>;
+    default:
+      return mf == 1 ? (const void *)gemm_kernel<T, 1, 0>
+                     : mf == 2 ? (const void *)gemm_kernel<T, 2, 0> : (const void *)gemm_kernel<T, 4, 0>;
   }
 }
 
@@ -40,6 +35,7 @@ cudaError_t allow_smem(size_t bytes) {
   const int mfs[3] = {1, 2, 4};
   for (int i = 0; i < 3; i++)
     for (int bits = 0; bits <= 4; bits++) {
+      if (bits > 0 && mfs[i] != 4) continue;
       cudaError_t err =
           cudaFuncSetAttribute(kernel_for<T>(mfs[i], bits), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
       if (err != cudaSuccess) return err;

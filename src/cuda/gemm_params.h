@@ -25,6 +25,8 @@ typedef struct lutmm_cuda_gemm_params {
   int scale_dtype; /* lutmm_dtype */
   int64_t n_pad, group_size, scale_rows, k_atoms, n_atoms;
   int group_log2; /* log2(group_size) when it is a power of two, else -1 */
+  int atom_one_group; /* every 64-row atom lies in one group (group_size % 64 == 0 or one group) */
+  int atom_group_log2; /* log2(atoms per group) when that is a power of two, 31 for one group, else -1 */
   const void *x;
   int x_vector; /* X rows start on 16-byte boundaries: cp.async path */
   int64_t m, k, n;
@@ -33,6 +35,9 @@ typedef struct lutmm_cuda_gemm_params {
   float *workspace;
   int64_t m_tiles, n_tiles, iters, units;
   int grid, stages, mf;
+  int tile_m, tile_n; /* a partial tile in the workspace: tile_m × tile_n fp32 */
+  int mb;             /* skinny kernel: X rows held, in m8 blocks (1, 2, 4); 0 = tiled kernel */
+  int *tickets;       /* skinny kernel: per cut tile column, partials written so far */
   float table[256];
 } lutmm_cuda_gemm_params;
 
@@ -73,6 +78,47 @@ LUTMM_HD static inline size_t lutmm_cuda_tile_elems(int mf) {
 /* Stream-K: block b owns units [b·units/grid, (b+1)·units/grid). */
 LUTMM_HD static inline int64_t lutmm_cuda_range_start(int64_t units, int grid, int64_t b) {
   return b * units / grid;
+}
+
+/* The block whose unit range holds unit u. */
+LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid, int64_t u) {
+  int64_t b = u * grid / units;
+  while (b + 1 < grid && lutmm_cuda_range_start(units, grid, b + 1) <= u) b++;
+  while (b > 0 && lutmm_cuda_range_start(units, grid, b) > u) b--;
+  return b;
+}
+
+/* ---- The skinny kernel (M <= 32, codes of 1..4 bits): docs/HEURISTICS.md.
+ * Each warp streams one 64-column atom column through registers; a block of
+ * W warps shares its X chunks and its pair table. */
+#ifndef LUTMM_SKINNY_DEPTH
+#define LUTMM_SKINNY_DEPTH 1 /* atoms a warp has in flight beyond the one it computes (M <= 16) */
+#endif
+#define LUTMM_SKINNY_X_ROW_BYTES 144 /* 64 fp16 + 16 bytes of padding: conflict-free ldmatrix */
+#define LUTMM_SKINNY_SCALE_ENTRY 1024 /* one atom's scale rows: 4 rows × 64 columns × 4 bytes */
+
+/* As many warps as 64K registers allow at the accumulators' size: 16 for
+ * M <= 8, 12 for M <= 16, 8 for M <= 32 (docs/HEURISTICS.md). */
+LUTMM_HD static inline int lutmm_skinny_warps(int mb) { return mb == 1 ? 16 : mb == 2 ? 12 : 8; }
+/* M <= 32 holds 64 accumulators per lane: one atom in flight fits, two spill. */
+LUTMM_HD static inline int lutmm_skinny_depth(int mb) { return mb == 4 ? 1 : LUTMM_SKINNY_DEPTH; }
+LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* atoms per X chunk */
+/* Pair table: entry e at e·256 bytes, lane L's copy at +4L, starting on a
+ * 64 KiB boundary of the shared window, so that one PRMT of (index byte,
+ * table address | 4L) is the whole lookup address. */
+LUTMM_HD static inline size_t lutmm_skinny_table_bytes(int bits) { return (size_t)256 << (2 * bits); }
+#define LUTMM_SKINNY_TABLE_ALIGN 65536
+LUTMM_HD static inline size_t lutmm_skinny_x_bytes(int mb) {
+  return (size_t)2 * (size_t)lutmm_skinny_chunk(mb) * (size_t)(8 * mb) * LUTMM_SKINNY_X_ROW_BYTES;
+}
+LUTMM_HD static inline size_t lutmm_skinny_scale_bytes(int mb) {
+  return (size_t)lutmm_skinny_warps(mb) * (size_t)(lutmm_skinny_depth(mb) + 1) * LUTMM_SKINNY_SCALE_ENTRY;
+}
+/* X chunks and scale rings first, then the table at the next 64 KiB
+ * boundary: the allocation covers the worst-case gap. */
+LUTMM_HD static inline size_t lutmm_skinny_smem_bytes(int bits, int mb) {
+  return lutmm_skinny_x_bytes(mb) + lutmm_skinny_scale_bytes(mb) + (LUTMM_SKINNY_TABLE_ALIGN - 16) +
+         lutmm_skinny_table_bytes(bits);
 }
 
 #endif

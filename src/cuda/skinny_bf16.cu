@@ -1,0 +1,11 @@
+/* Skinny GEMM kernels (M <= 32, 1..4-bit codes) for bf16 activations. */
+#include "cuda_ops.h"
+#include "skinny_launch.cuh"
+
+extern "C" cudaError_t lutmm_cuda_launch_skinny_bf16(cudaStream_t stream, const lutmm_cuda_gemm_params *p) {
+  return lutmm_kernels::skinny::launch<__nv_bfloat16>(stream, p);
+}
+
+extern "C" cudaError_t lutmm_cuda_skinny_allow_smem_bf16(size_t limit) {
+  return lutmm_kernels::skinny::allow_smem<__nv_bfloat16>(limit);
+}

@@ -1,0 +1,428 @@
+/* The skinny LUT-GEMM kernel: M <= 32 rows of X against codes of 1..4 bits,
+ * the case where the weights' bytes are the whole cost.
+ *
+ * Work is a Stream-K range of units (tile, k-atom) per block; a tile is W
+ * consecutive 64-column atom columns and warp w owns column w of every tile.
+ * So each warp streams its own atoms global -> registers (LUTMM_SKINNY_DEPTH
+ * atoms in flight, no shared-memory round trip and no block barrier per
+ * atom), while the block shares two things: X, staged in chunks of 16/MB
+ * k-atoms by cp.async with one barrier per chunk, and the pair table.
+ *
+ * The MMA runs transposed: Y^T = W^T X^T. The dequantized pairs a lane holds
+ * (B-fragment order in the packed layout) are exactly the A fragment of
+ * m16n8k16 for a 16-column block of W^T, and X^T is the B operand, so M <= 8
+ * costs one n8 block of MMAs instead of an m16 one.
+ *
+ * A warp ends a segment at a tile's last k-atom or at the end of its block's
+ * range. A whole tile goes straight to Y. A partial one goes to the block's
+ * workspace slot (2b for its first segment, 2b + 1 for its last, as for the
+ * tiled kernel); the warp that completes a column's set of partials (an
+ * integer ticket, no float atomics) adds them in block order and writes Y,
+ * so the bits never depend on which warp finished last. */
+#ifndef LUTMM_CUDA_SKINNY_KERNEL_CUH
+#define LUTMM_CUDA_SKINNY_KERNEL_CUH
+
+#include "fault.h"
+#include "gemm_device.cuh"
+#include "gemm_params.h"
+
+namespace lutmm_kernels {
+namespace skinny {
+
+template <int MB, int BITS>
+struct cfg {
+  static constexpr int WARPS = MB == 1 ? 16 : MB == 2 ? 12 : 8; /* lutmm_skinny_warps */
+  static constexpr int THREADS = 32 * WARPS;
+  static constexpr int ROWS = 8 * MB;            /* X rows held: M <= ROWS */
+  static constexpr int CHUNK = 16 / MB;          /* k-atoms per X chunk */
+  static constexpr int DEPTH = MB == 4 ? 1 : LUTMM_SKINNY_DEPTH; /* lutmm_skinny_depth */
+  static constexpr int RING = DEPTH + 1;
+  static constexpr int WORDS = 4 * BITS; /* a lane's 32-bit words of one atom, all planes */
+  static constexpr int SLOT_BYTES = ROWS * LUTMM_SKINNY_X_ROW_BYTES;
+  static constexpr int CHUNK_BYTES = CHUNK * SLOT_BYTES;
+  static constexpr int TILE_N = 64 * WARPS;
+  static_assert(CHUNK > DEPTH, "a chunk's X is fetched DEPTH atoms ahead, into the buffer its predecessor freed");
+};
+
+/* A unit: the tile (W atom columns) and the k-atom. The planner keeps unit
+ * numbers below 2^31, so they are ints here. */
+struct cursor {
+  int tile, it;
+};
+
+__device__ __forceinline__ cursor cursor_at(const lutmm_cuda_gemm_params &p, int u) {
+  return cursor{u / (int)p.iters, u % (int)p.iters};
+}
+
+__device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, cursor &c) {
+  if (++c.it == (int)p.iters) {
+    c.it = 0;
+    c.tile++;
+  }
+}
+
+/* Scale row of K-row k: rows past K reuse the last group (X is zero there). */
+__device__ __forceinline__ int64_t scale_row(const lutmm_cuda_gemm_params &p, int64_t k);
+
+/* Scale row of k-atom it's first slab; a shift when groups are a
+ * power-of-two number of atoms (the usual case). */
+__device__ __forceinline__ int64_t first_scale_row(const lutmm_cuda_gemm_params &p, int it) {
+  if (p.atom_group_log2 >= 0) {
+    const int64_t r = it >> p.atom_group_log2;
+    return r < p.scale_rows - 1 ? r : p.scale_rows - 1;
+  }
+  return scale_row(p, (int64_t)it * 64);
+}
+
+__device__ __forceinline__ int64_t scale_row(const lutmm_cuda_gemm_params &p, int64_t k) {
+  const int64_t last = p.k - 1;
+  const int64_t kk = k < last ? k : last;
+  const int64_t g = p.group_log2 >= 0 ? kk >> p.group_log2 : kk / p.group_size;
+  return g < p.scale_rows - 1 ? g : p.scale_rows - 1;
+}
+
+/* 16 bytes of weights that no one reads twice: keep them out of L1. */
+__device__ __forceinline__ uint4 load_stream(const uint4 *src) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(src));
+  return v;
+}
+
+/* This lane's words of one atom: plane by plane, 16 bytes per chunk (vector
+ * 32c + lane of the atom is lane's chunk c). */
+template <int MB, int BITS>
+__device__ __forceinline__ void load_atom(const lutmm_cuda_gemm_params &p, int column, int it, int lane,
+                                          uint32_t (&w)[cfg<MB, BITS>::WORDS]) {
+#pragma unroll
+  for (int sl = 0; sl < slices<BITS>::count; sl++) {
+    const int width = slices<BITS>::width(sl), first_word = 4 * slices<BITS>::shift(sl);
+    const uint4 *mine = (const uint4 *)(p.planes + p.plane_offset[sl]) + ((int64_t)column * p.k_atoms + it) * 32 * width + lane;
+#pragma unroll
+    for (int c = 0; c < width; c++) {
+      const uint4 v = load_stream(mine + 32 * c);
+      w[first_word + 4 * c] = v.x, w[first_word + 4 * c + 1] = v.y;
+      w[first_word + 4 * c + 2] = v.z, w[first_word + 4 * c + 3] = v.w;
+    }
+  }
+}
+
+/* The atom's scale rows (at most 4: one per 16-row slab) into this warp's
+ * ring entry, row r at r·256 bytes. */
+__device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, int column, int it, int lane,
+                                            uint8_t *entry) {
+  const int64_t r0 = first_scale_row(p, it);
+  const int rows = p.atom_one_group ? 1 : (int)(scale_row(p, (int64_t)it * 64 + 48) - r0) + 1;
+  const int log2_elem = p.scale_dtype == LUTMM_DTYPE_F32 ? 2 : 1;
+  const int log2_vpr = 2 + log2_elem; /* 16-byte vectors per 64-column row */
+  for (int v = lane; v < rows << log2_vpr; v += 32) {
+    const int r = v >> log2_vpr, c = v & ((1 << log2_vpr) - 1);
+    const uint8_t *src = (const uint8_t *)p.scales + (((r0 + r) * p.n_pad + (int64_t)column * 64) << log2_elem) + c * 16;
+    cp_async16(entry + r * 256 + c * 16, src, 16);
+  }
+}
+
+/* The X of units v0 .. v0 + CHUNK − 1 (those before hi): row-major slots of
+ * ROWS rows × 64 k, rows past M and columns past K zero. */
+template <int MB, int BITS>
+__device__ void load_x_chunk(const lutmm_cuda_gemm_params &p, int v0, int hi, uint8_t *buf) {
+  using C = cfg<MB, BITS>;
+  constexpr int VECTORS = C::CHUNK * C::ROWS * 8;
+  const int iters = (int)p.iters, it0 = v0 % iters;
+  for (int v = (int)threadIdx.x; v < VECTORS; v += C::THREADS) {
+    const int j = v / (C::ROWS * 8), row = (v / 8) % C::ROWS, c = v % 8;
+    if (v0 + j >= hi) break; /* v only grows with j */
+    int it = it0 + j;
+    while (it >= iters) it -= iters;
+    const int64_t gk = (int64_t)it * 64 + c * 8;
+    uint8_t *dst = buf + j * C::SLOT_BYTES + row * LUTMM_SKINNY_X_ROW_BYTES + c * 16;
+    if (p.x_vector) {
+      const bool ok = row < p.m && gk < p.k;
+      const uint8_t *src = (const uint8_t *)p.x + ((int64_t)row * p.k + gk) * 2;
+      cp_async16(dst, ok ? src : (const uint8_t *)p.x, ok ? 16 : 0);
+    } else {
+      const uint16_t *x = (const uint16_t *)p.x;
+      uint16_t e[8];
+#pragma unroll
+      for (int i = 0; i < 8; i++) e[i] = row < p.m && gk + i < p.k ? x[(int64_t)row * p.k + gk + i] : (uint16_t)0;
+      *(uint4 *)dst = make_uint4(e[0] | (uint32_t)e[1] << 16, e[2] | (uint32_t)e[3] << 16,
+                                 e[4] | (uint32_t)e[5] << 16, e[6] | (uint32_t)e[7] << 16);
+    }
+  }
+}
+
+/* Pair index word j of slab `slab`: byte i holds the pair index of this
+ * lane's pair i of n16 block j (slices merged as in the tiled kernel). */
+template <int BITS>
+__device__ __forceinline__ uint32_t pair_indices(const uint32_t *w, int slab, int j) {
+  uint32_t index = 0;
+#pragma unroll
+  for (int sl = 0; sl < slices<BITS>::count; sl++) {
+    const int width = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
+    const uint32_t word = w[4 * sh + slab * width + j * width / 4];
+    const int shift = width == 4 ? 0 : width == 2 ? 4 * (j % 2) : 2 * j;
+    const uint32_t mask = width == 4 ? 0xFFFFFFFFu : width == 2 ? 0x0F0F0F0Fu : 0x03030303u;
+    index |= ((word >> shift) & mask) << (2 * sh);
+  }
+  return index;
+}
+
+/* The pair of byte `b` of `index`. The table starts on a 64 KiB boundary
+ * of the shared window, so one PRMT assembles the address from the table's
+ * upper half, the index byte (· 256) and this lane's copy (lane · 4). */
+__device__ __forceinline__ uint32_t lookup(uint32_t table_lane, uint32_t index, int b) {
+  uint32_t v;
+  asm("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(__byte_perm(index, table_lane, 0x7604u | ((uint32_t)b << 4))));
+  return v;
+}
+
+/* This lane's 8 scales (columns lane/4 + 8·nb) of one ring row, duplicated
+ * into compute-dtype pairs; one uniform branch on the stored dtype. */
+template <typename T>
+__device__ __forceinline__ void scale_pairs(const lutmm_cuda_gemm_params &p, const uint8_t *row, int lane,
+                                            uint32_t (&s2)[8]) {
+  const uint16_t *raw = (const uint16_t *)row + lane / 4;
+  if (p.scale_dtype == (int)compute<T>::kDtype) {
+#pragma unroll
+    for (int nb = 0; nb < 8; nb++) s2[nb] = __byte_perm((uint32_t)raw[8 * nb], 0, 0x1010u);
+    return;
+  }
+#pragma unroll
+  for (int nb = 0; nb < 8; nb++) s2[nb] = (uint32_t)scale_in<T>(row, lane / 4 + 8 * nb, p.scale_dtype) * 0x10001u;
+}
+
+/* Whether unit (it) of this warp can keep the scales of the unit before it
+ * (same tile, one group per atom, same group): then its ring entry is
+ * neither filled nor read. The first unit of a block range never can. */
+__device__ __forceinline__ bool scales_carry_over(const lutmm_cuda_gemm_params &p, int it, bool range_start) {
+  return !range_start && p.atom_group_log2 >= 0 && (it & ((1 << p.atom_group_log2) - 1)) != 0;
+}
+
+/* One atom: 4 slabs × 4 n16 blocks × MB m8 blocks of mma.m16n8k16. s2
+ * holds the previous atom's slab-3 scales; `carry` says they still apply. */
+template <typename T, int MB, int BITS>
+__device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, int it, int lane,
+                                             const uint32_t (&w)[cfg<MB, BITS>::WORDS], const uint8_t *entry,
+                                             const uint8_t *xs, uint32_t table_lane, bool carry, uint32_t (&s2)[8],
+                                             float (&acc)[MB][4][4]) {
+  int held = 0;
+  if (!carry) scale_pairs<T>(p, entry, lane, s2);
+#pragma unroll
+  for (int kb = 0; kb < 4; kb += 2) {
+    uint32_t xf[MB][4];
+#pragma unroll
+    for (int mb = 0; mb < MB; mb++)
+      ldmatrix_x4(xf[mb], xs + (8 * mb + (lane & 7)) * LUTMM_SKINNY_X_ROW_BYTES + (16 * kb + 8 * (lane >> 3)) * 2);
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      const int slab = kb + h;
+      if (slab > 0 && !p.atom_one_group) {
+        const int rr = (int)(scale_row(p, (int64_t)it * 64 + 16 * slab) - scale_row(p, (int64_t)it * 64));
+        if (rr != held) {
+          scale_pairs<T>(p, entry + rr * 256, lane, s2);
+          held = rr;
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < 4; j++) {
+        const uint32_t index = pair_indices<BITS>(w, slab, j);
+        /* A fragment of W^T: rows (columns of W) g, g + 8; k 2q.., 2q + 8.. */
+        const uint32_t a[4] = {compute<T>::mul2(lookup(table_lane, index, 0), s2[2 * j]),
+                               compute<T>::mul2(lookup(table_lane, index, 2), s2[2 * j + 1]),
+                               compute<T>::mul2(lookup(table_lane, index, 1), s2[2 * j]),
+                               compute<T>::mul2(lookup(table_lane, index, 3), s2[2 * j + 1])};
+#pragma unroll
+        for (int mb = 0; mb < MB; mb++) compute<T>::mma(acc[mb][j], a, xf[mb][2 * h], xf[mb][2 * h + 1]);
+      }
+    }
+  }
+}
+
+/* Element e of n16 block j, m8 block mb in this lane's accumulators. */
+__device__ __forceinline__ int acc_row(int mb, int lane, int e) { return 8 * mb + 2 * (lane % 4) + (e & 1); }
+__device__ __forceinline__ int acc_col(int j, int lane, int e) { return 16 * j + lane / 4 + 8 * (e >> 1); }
+
+/* The last contributor of a cut column adds every partial in block order. */
+template <int MB, int BITS>
+__device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
+                                int64_t last) {
+  using C = cfg<MB, BITS>;
+  const int64_t first_unit = (int64_t)tile * p.iters;
+  const int64_t first_slot =
+      lutmm_cuda_range_start(p.units, p.grid, first) == first_unit ? 2 * first : 2 * first + 1;
+  const size_t tile_elems = (size_t)C::ROWS * C::TILE_N;
+  const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
+  for (int e = lane; e < (int)p.m * 64; e += 32) {
+    const int m = e / 64, n = e % 64;
+    const size_t at = (size_t)m * C::TILE_N + (size_t)warp * 64 + (size_t)n;
+    float sum = 0.0f;
+    for (int64_t b = first; b <= last; b++) {
+      const int64_t slot = b == first ? first_slot : 2 * b;
+      if (!lutmm_fault_drop_partial(b - first)) sum += __ldcg(p.workspace + (size_t)slot * tile_elems + at);
+    }
+    if (column0 + n < p.n) store_output(p.y, p.y_dtype, m * p.n + column0 + n, sum);
+  }
+}
+
+/* Writes a finished segment: straight to Y for a whole tile, else to the
+ * block's workspace slot, and the column's last contributor reduces. */
+template <int MB, int BITS>
+__device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c, int segment_start, int lo,
+                               int warp, int lane, const float (&acc)[MB][4][4]) {
+  using C = cfg<MB, BITS>;
+  const int64_t column0 = ((int64_t)c.tile * C::WARPS + warp) * 64;
+  const int64_t first_unit = (int64_t)c.tile * p.iters;
+  if (segment_start == first_unit && c.it == p.iters - 1) {
+#pragma unroll
+    for (int mb = 0; mb < MB; mb++)
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+          const int m = acc_row(mb, lane, e);
+          const int64_t n = column0 + acc_col(j, lane, e);
+          if (m < p.m && n < p.n) store_output(p.y, p.y_dtype, m * p.n + n, acc[mb][j][e]);
+        }
+    return;
+  }
+  const int64_t slot = segment_start == lo ? 2 * (int64_t)blockIdx.x : 2 * (int64_t)blockIdx.x + 1;
+  float *part = p.workspace + (size_t)slot * C::ROWS * C::TILE_N + (size_t)warp * 64;
+#pragma unroll
+  for (int mb = 0; mb < MB; mb++)
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        const int m = acc_row(mb, lane, e);
+        if (m < p.m) part[(size_t)m * C::TILE_N + acc_col(j, lane, e)] = acc[mb][j][e];
+      }
+  __threadfence();
+  __syncwarp();
+  const int64_t first = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit);
+  const int64_t last = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit + p.iters - 1);
+  int *ticket = p.tickets + first * C::WARPS + warp;
+  int arrived = 0;
+  if (lane == 0) arrived = atomicAdd(ticket, 1);
+  arrived = __shfl_sync(0xFFFFFFFFu, arrived, 0);
+  if (arrived != last - first) return;
+  __threadfence();
+  reduce_partials<MB, BITS>(p, c.tile, warp, lane, first, last);
+  if (lane == 0) *ticket = 0; /* ready for the next launch */
+}
+
+/* Pair table: entry e (the two codes whose slices e holds) at e·256 bytes,
+ * one copy per lane at +4·lane, so a warp's lookups never share a bank. */
+template <typename T, int MB, int BITS>
+__device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
+  constexpr int ENTRIES = 1 << (2 * BITS);
+  for (int i = (int)threadIdx.x; i < ENTRIES * 32; i += cfg<MB, BITS>::THREADS) {
+    const int e = i / 32, copy = i % 32;
+    int c0, c1;
+    pair_codes<BITS>(e, c0, c1);
+    *(uint32_t *)(table + e * 256 + copy * 4) =
+        (uint32_t)compute<T>::from_float(p.table[c0]) | ((uint32_t)compute<T>::from_float(p.table[c1]) << 16);
+  }
+}
+
+/* Everything about unit v that must arrive before it is computed: its X
+ * chunk when v starts one, this warp's atom and its scale rows. */
+template <int MB, int BITS>
+__device__ __forceinline__ void prefetch(const lutmm_cuda_gemm_params &p, const cursor &c, int v, int lo, int hi,
+                                         int warp, int lane, uint32_t (&w)[cfg<MB, BITS>::WORDS],
+                                         uint8_t *entry, uint8_t *xbuf) {
+  using C = cfg<MB, BITS>;
+  const int pos = v - lo;
+  if (pos % C::CHUNK == 0) load_x_chunk<MB, BITS>(p, v, hi, xbuf + ((pos / C::CHUNK) % 2) * C::CHUNK_BYTES);
+  const int column = c.tile * C::WARPS + warp;
+  if (column >= p.n_atoms) return;
+  load_atom<MB, BITS>(p, column, c.it, lane, w);
+  if (!scales_carry_over(p, c.it, v == lo)) load_scales(p, column, c.it, lane, entry);
+}
+
+template <typename T, int MB, int BITS>
+__global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
+  using C = cfg<MB, BITS>;
+  extern __shared__ __align__(16) uint8_t smem[];
+  const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
+  uint8_t *xbuf = smem;
+  uint8_t *ring_entries = xbuf + 2 * C::CHUNK_BYTES + (size_t)warp * C::RING * LUTMM_SKINNY_SCALE_ENTRY;
+  const uint32_t after_rings = smem_address(smem) + 2 * C::CHUNK_BYTES + C::WARPS * C::RING * LUTMM_SKINNY_SCALE_ENTRY;
+  const uint32_t table_address = (after_rings + LUTMM_SKINNY_TABLE_ALIGN - 1) & ~(uint32_t)(LUTMM_SKINNY_TABLE_ALIGN - 1);
+  uint8_t *table = smem + (table_address - smem_address(smem));
+  const uint32_t table_lane = table_address | (uint32_t)lane * 4;
+  build_table<T, MB, BITS>(p, table);
+  __syncthreads();
+
+  const int lo = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x);
+  const int hi = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x + 1);
+  uint32_t ring[C::RING][C::WORDS];
+#pragma unroll
+  for (int r = 0; r < C::RING; r++)
+#pragma unroll
+    for (int i = 0; i < C::WORDS; i++) ring[r][i] = 0;
+  cursor ahead = cursor_at(p, lo), cur = ahead;
+#pragma unroll
+  for (int r = 0; r < C::DEPTH; r++) {
+    if (lo + r < hi)
+      prefetch<MB, BITS>(p, ahead, lo + r, lo, hi, warp, lane, ring[r], ring_entries + r * LUTMM_SKINNY_SCALE_ENTRY,
+                         xbuf);
+    cp_async_commit();
+    advance(p, ahead);
+  }
+  float acc[MB][4][4];
+#pragma unroll
+  for (int mb = 0; mb < MB; mb++)
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) acc[mb][j][e] = 0.0f;
+
+  int segment_start = lo;
+  uint32_t s2[8]; /* the current atom's scale pairs (kept while the group lasts) */
+#pragma unroll
+  for (int nb = 0; nb < 8; nb++) s2[nb] = 0;
+  for (int base = lo; base < hi; base += C::RING) {
+    /* Unrolled over the ring so that every register slot index is constant. */
+#pragma unroll
+    for (int r = 0; r < C::RING; r++) {
+      const int u = base + r;
+      if (u >= hi) break;
+      cp_async_wait(C::DEPTH - 1);
+      const int pos = u - lo;
+      /* Lanes read scale rows other lanes copied; at a chunk start the
+       * whole block's X copies must be in and the previous chunk consumed. */
+      if (pos % C::CHUNK == 0) __syncthreads();
+      else __syncwarp();
+      const int ahead_slot = (r + C::DEPTH) % C::RING;
+      if (u + C::DEPTH < hi)
+        prefetch<MB, BITS>(p, ahead, u + C::DEPTH, lo, hi, warp, lane, ring[ahead_slot],
+                           ring_entries + ahead_slot * LUTMM_SKINNY_SCALE_ENTRY, xbuf);
+      cp_async_commit();
+      advance(p, ahead);
+      const bool column_ok = cur.tile * C::WARPS + warp < p.n_atoms;
+      if (column_ok) {
+        const uint8_t *xs = xbuf + ((pos / C::CHUNK) % 2) * C::CHUNK_BYTES + (pos % C::CHUNK) * C::SLOT_BYTES;
+        compute_atom<T, MB, BITS>(p, cur.it, lane, ring[r], ring_entries + r * LUTMM_SKINNY_SCALE_ENTRY, xs,
+                                  table_lane, scales_carry_over(p, cur.it, u == lo), s2, acc);
+      }
+      if (cur.it == (int)p.iters - 1 || u == hi - 1) {
+        if (column_ok) finish_segment<MB, BITS>(p, cur, segment_start, lo, warp, lane, acc);
+#pragma unroll
+        for (int mb = 0; mb < MB; mb++)
+#pragma unroll
+          for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) acc[mb][j][e] = 0.0f;
+        segment_start = u + 1;
+      }
+      advance(p, cur);
+    }
+  }
+  cp_async_wait(0);
+}
+
+}  // namespace skinny
+}  // namespace lutmm_kernels
+
+#endif

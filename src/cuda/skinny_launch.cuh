@@ -1,0 +1,57 @@
+/* Picks the skinny kernel instantiation (X rows in m8 blocks, code width)
+ * and launches it. Included once per compute dtype (skinny_f16.cu,
+ * skinny_bf16.cu). */
+#ifndef LUTMM_CUDA_SKINNY_LAUNCH_CUH
+#define LUTMM_CUDA_SKINNY_LAUNCH_CUH
+
+#include "skinny_kernel.cuh"
+
+namespace lutmm_kernels {
+namespace skinny {
+
+template <typename T, int MB>
+const void *kernel_for_bits(int bits) {
+  switch (bits) {
+    case 1: return (const void *)skinny_kernel<T, MB, 1>;
+    case 2: return (const void *)skinny_kernel<T, MB, 2>;
+    case 3: return (const void *)skinny_kernel<T, MB, 3>;
+    default: return (const void *)skinny_kernel<T, MB, 4>;
+  }
+}
+
+template <typename T>
+const void *kernel_for(int mb, int bits) {
+  switch (mb) {
+    case 1: return kernel_for_bits<T, 1>(bits);
+    case 2: return kernel_for_bits<T, 2>(bits);
+    default: return kernel_for_bits<T, 4>(bits);
+  }
+}
+
+template <typename T>
+cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p) {
+  void *args[] = {(void *)p};
+  return cudaLaunchKernel(kernel_for<T>(p->mb, p->bits), dim3((unsigned)p->grid),
+                          dim3(32 * (unsigned)lutmm_skinny_warps(p->mb)), args, lutmm_skinny_smem_bytes(p->bits, p->mb),
+                          stream);
+}
+
+/* Kernels needing more than `limit` bytes stay unconfigured: the planner
+ * never picks them on such a device. */
+template <typename T>
+cudaError_t allow_smem(size_t limit) {
+  const int mbs[3] = {1, 2, 4};
+  for (int i = 0; i < 3; i++)
+    for (int bits = 1; bits <= 4; bits++) {
+      if (lutmm_skinny_smem_bytes(bits, mbs[i]) > limit) continue;
+      cudaError_t err = cudaFuncSetAttribute(kernel_for<T>(mbs[i], bits), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)lutmm_skinny_smem_bytes(bits, mbs[i]));
+      if (err != cudaSuccess) return err;
+    }
+  return cudaSuccess;
+}
+
+}  // namespace skinny
+}  // namespace lutmm_kernels
+
+#endif
