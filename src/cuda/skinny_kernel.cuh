@@ -199,7 +199,9 @@ __device__ __forceinline__ bool scales_carry_over(const lutmm_cuda_gemm_params &
   return !range_start && p.atom_group_log2 >= 0 && (it & ((1 << p.atom_group_log2) - 1)) != 0;
 }
 
-/* One atom: 4 slabs × 4 n16 blocks × MB m8 blocks of mma.m16n8k16. s2
+/* One atom: 4 slabs × 4 n16 blocks × MB m8 blocks of mma.m16n8k16. `xs`
+ * is this lane's ldmatrix row in the atom's X slot (row lane % 8, k offset
+ * 8·(lane / 8): matrices k 0–7, 8–15 of slab kb, then of slab kb + 1). s2
  * holds the previous atom's slab-3 scales; `carry` says they still apply. */
 template <typename T, int MB, int BITS>
 __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, int it, int lane,
@@ -212,8 +214,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
   for (int kb = 0; kb < 4; kb += 2) {
     uint32_t xf[MB][4];
 #pragma unroll
-    for (int mb = 0; mb < MB; mb++)
-      ldmatrix_x4(xf[mb], xs + (8 * mb + (lane & 7)) * LUTMM_SKINNY_X_ROW_BYTES + (16 * kb + 8 * (lane >> 3)) * 2);
+    for (int mb = 0; mb < MB; mb++) ldmatrix_x4(xf[mb], xs + 8 * mb * LUTMM_SKINNY_X_ROW_BYTES + 32 * kb);
 #pragma unroll
     for (int h = 0; h < 2; h++) {
       const int slab = kb + h;
@@ -255,11 +256,19 @@ __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int w
   const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
   for (int e = lane; e < (int)p.m * 64; e += 32) {
     const int m = e / 64, n = e % 64;
-    const size_t at = (size_t)m * C::TILE_N + (size_t)warp * 64 + (size_t)n;
+    const float *at = p.workspace + (size_t)m * C::TILE_N + (size_t)warp * 64 + (size_t)n;
     float sum = 0.0f;
-    for (int64_t b = first; b <= last; b++) {
-      const int64_t slot = b == first ? first_slot : 2 * b;
-      if (!lutmm_fault_drop_partial(b - first)) sum += __ldcg(p.workspace + (size_t)slot * tile_elems + at);
+    /* Loads run 8 partials ahead; the additions stay in block order. */
+    for (int64_t b0 = first; b0 <= last; b0 += 8) {
+      float part[8];
+#pragma unroll
+      for (int i = 0; i < 8; i++) {
+        const int64_t b = b0 + i, slot = b == first ? first_slot : 2 * b;
+        part[i] = b <= last && !lutmm_fault_drop_partial(b - first) ? __ldcg(at + (size_t)slot * tile_elems) : 0.0f;
+      }
+#pragma unroll
+      for (int i = 0; i < 8; i++)
+        if (b0 + i <= last) sum += part[i];
     }
     if (column0 + n < p.n) store_output(p.y, p.y_dtype, m * p.n + column0 + n, sum);
   }
@@ -351,6 +360,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
   const uint32_t table_address = (after_rings + LUTMM_SKINNY_TABLE_ALIGN - 1) & ~(uint32_t)(LUTMM_SKINNY_TABLE_ALIGN - 1);
   uint8_t *table = smem + (table_address - smem_address(smem));
   const uint32_t table_lane = table_address | (uint32_t)lane * 4;
+  const uint8_t *x_lane = xbuf + (lane & 7) * LUTMM_SKINNY_X_ROW_BYTES + 16 * (lane >> 3);
   build_table<T, MB, BITS>(p, table);
   __syncthreads();
 
@@ -402,7 +412,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
       advance(p, ahead);
       const bool column_ok = cur.tile * C::WARPS + warp < p.n_atoms;
       if (column_ok) {
-        const uint8_t *xs = xbuf + ((pos / C::CHUNK) % 2) * C::CHUNK_BYTES + (pos % C::CHUNK) * C::SLOT_BYTES;
+        const uint8_t *xs = x_lane + ((pos / C::CHUNK) % 2) * C::CHUNK_BYTES + (pos % C::CHUNK) * C::SLOT_BYTES;
         compute_atom<T, MB, BITS>(p, cur.it, lane, ring[r], ring_entries + r * LUTMM_SKINNY_SCALE_ENTRY, xs,
                                   table_lane, scales_carry_over(p, cur.it, u == lo), s2, acc);
       }
