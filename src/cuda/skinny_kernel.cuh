@@ -282,19 +282,7 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   using C = cfg<MB, BITS>;
   const int64_t column0 = ((int64_t)c.tile * C::WARPS + warp) * 64;
   const int64_t first_unit = (int64_t)c.tile * p.iters;
-  if (segment_start == first_unit && c.it == p.iters - 1) {
-#pragma unroll
-    for (int mb = 0; mb < MB; mb++)
-#pragma unroll
-      for (int j = 0; j < 4; j++)
-#pragma unroll
-        for (int e = 0; e < 4; e++) {
-          const int m = acc_row(mb, lane, e);
-          const int64_t n = column0 + acc_col(j, lane, e);
-          if (m < p.m && n < p.n) store_output(p.y, p.y_dtype, m * p.n + n, acc[mb][j][e]);
-        }
-    return;
-  }
+  const bool whole = segment_start == first_unit && c.it == p.iters - 1;
   const int64_t slot = segment_start == lo ? 2 * (int64_t)blockIdx.x : 2 * (int64_t)blockIdx.x + 1;
   float *part = p.workspace + (size_t)slot * C::ROWS * C::TILE_N + (size_t)warp * 64;
 #pragma unroll
@@ -303,9 +291,12 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
     for (int j = 0; j < 4; j++)
 #pragma unroll
       for (int e = 0; e < 4; e++) {
-        const int m = acc_row(mb, lane, e);
-        if (m < p.m) part[(size_t)m * C::TILE_N + acc_col(j, lane, e)] = acc[mb][j][e];
+        const int m = acc_row(mb, lane, e), n = acc_col(j, lane, e);
+        if (m >= p.m) continue;
+        if (!whole) part[(size_t)m * C::TILE_N + n] = acc[mb][j][e];
+        else if (column0 + n < p.n) store_output(p.y, p.y_dtype, m * p.n + column0 + n, acc[mb][j][e]);
       }
+  if (whole) return;
   __threadfence();
   __syncwarp();
   const int64_t first = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit);
