@@ -127,7 +127,7 @@ static int tiles_whole(const lutmm_cuda_gemm_params *p) {
 static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                         lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
-  p->mb = a->m <= 8 ? 1 : a->m <= 16 ? 2 : 4;
+  p->mb = lutmm_skinny_mb(a->m);
   const int warps = lutmm_skinny_warps(p->mb);
   p->tile_m = 8 * p->mb;
   p->tile_n = 64 * warps;
@@ -148,7 +148,7 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const
 }
 
 static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
-  const int mb = a->m <= 8 ? 1 : a->m <= 16 ? 2 : 4;
+  const int mb = lutmm_skinny_mb(a->m);
   const int64_t units = (w->geom.n_atoms + lutmm_skinny_warps(mb) - 1) / lutmm_skinny_warps(mb) * w->geom.k_atoms;
   return w->params.bits <= 4 && a->m <= 32 && lutmm_skinny_smem_bytes(w->params.bits, mb) <= s->smem_per_block &&
          units < ((int64_t)1 << 31);

@@ -11,14 +11,11 @@
 #include "fault.h"
 #include "gemm_device.cuh"
 
-__device__ static int64_t block_of_unit(const lutmm_cuda_gemm_params &p, int64_t u) {
-  return lutmm_cuda_block_of_unit(p.units, p.grid, u);
-}
-
 __global__ void lutmm_fixup_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
   const int bm = p.tile_m, bn = p.tile_n;
   const int64_t tile = blockIdx.x, first_unit = tile * p.iters;
-  const int64_t first = block_of_unit(p, first_unit), last = block_of_unit(p, first_unit + p.iters - 1);
+  const int64_t first = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit);
+  const int64_t last = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit + p.iters - 1);
   if (first == last) return;
   const int64_t first_slot = lutmm_cuda_range_start(p.units, p.grid, first) == first_unit ? 2 * first : 2 * first + 1;
   const int64_t mt = tile % p.m_tiles, nt = tile / p.m_tiles;

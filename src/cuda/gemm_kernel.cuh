@@ -46,15 +46,9 @@ __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, unit_si
   s.nt++;
 }
 
-/* a / b for non-negative values, in 32 bits when both fit (the common case). */
-__device__ __forceinline__ int64_t div_small(int64_t a, int64_t b) {
-  if (((a | b) >> 31) == 0) return (int64_t)((uint32_t)a / (uint32_t)b);
-  return a / b;
-}
-
-/* x / group_size: a shift for power-of-two groups (the usual case). */
+/* x / group_size (gemm_params.h). */
 __device__ __forceinline__ int64_t group_of(const lutmm_cuda_gemm_params &p, int64_t x) {
-  return p.group_log2 >= 0 ? x >> p.group_log2 : div_small(x, p.group_size);
+  return lutmm_cuda_group_of(&p, x);
 }
 
 /* Scale rows a stage holds: g0 = k0 / group_size and the count after it. */

@@ -80,6 +80,17 @@ LUTMM_HD static inline int64_t lutmm_cuda_range_start(int64_t units, int grid, i
   return b * units / grid;
 }
 
+/* a / b for non-negative values, in 32 bits when both fit (the common case). */
+LUTMM_HD static inline int64_t lutmm_cuda_div_small(int64_t a, int64_t b) {
+  if (((a | b) >> 31) == 0) return (int64_t)((uint32_t)a / (uint32_t)b);
+  return a / b;
+}
+
+/* Group of K-row x: a shift for power-of-two groups (the usual case). */
+LUTMM_HD static inline int64_t lutmm_cuda_group_of(const lutmm_cuda_gemm_params *p, int64_t x) {
+  return p->group_log2 >= 0 ? x >> p->group_log2 : lutmm_cuda_div_small(x, p->group_size);
+}
+
 /* The block whose unit range holds unit u. */
 LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid, int64_t u) {
   int64_t b = u * grid / units;
@@ -91,17 +102,15 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
 /* ---- The skinny kernel (M <= 32, codes of 1..4 bits): docs/HEURISTICS.md.
  * Each warp streams one 64-column atom column through registers; a block of
  * W warps shares its X chunks and its pair table. */
-#ifndef LUTMM_SKINNY_DEPTH
-#define LUTMM_SKINNY_DEPTH 1 /* atoms a warp has in flight beyond the one it computes (M <= 16) */
-#endif
+#define LUTMM_SKINNY_DEPTH 1 /* atoms a warp has in flight beyond the one it computes */
 #define LUTMM_SKINNY_X_ROW_BYTES 144 /* 64 fp16 + 16 bytes of padding: conflict-free ldmatrix */
 #define LUTMM_SKINNY_SCALE_ENTRY 1024 /* one atom's scale rows: 4 rows × 64 columns × 4 bytes */
 
 /* As many warps as 64K registers allow at the accumulators' size: 16 for
  * M <= 8, 12 for M <= 16, 8 for M <= 32 (docs/HEURISTICS.md). */
+/* X rows held in m8 blocks: 1, 2 or 4 for M <= 8, 16, 32. */
+LUTMM_HD static inline int lutmm_skinny_mb(int64_t m) { return m <= 8 ? 1 : m <= 16 ? 2 : 4; }
 LUTMM_HD static inline int lutmm_skinny_warps(int mb) { return mb == 1 ? 16 : mb == 2 ? 12 : 8; }
-/* M <= 32 holds 64 accumulators per lane: one atom in flight fits, two spill. */
-LUTMM_HD static inline int lutmm_skinny_depth(int mb) { return mb == 4 ? 1 : LUTMM_SKINNY_DEPTH; }
 LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* atoms per X chunk */
 /* Pair table: entry e at e·256 bytes, lane L's copy at +4L, starting on a
  * 64 KiB boundary of the shared window, so that one PRMT of (index byte,
@@ -112,7 +121,7 @@ LUTMM_HD static inline size_t lutmm_skinny_x_bytes(int mb) {
   return (size_t)2 * (size_t)lutmm_skinny_chunk(mb) * (size_t)(8 * mb) * LUTMM_SKINNY_X_ROW_BYTES;
 }
 LUTMM_HD static inline size_t lutmm_skinny_scale_bytes(int mb) {
-  return (size_t)lutmm_skinny_warps(mb) * (size_t)(lutmm_skinny_depth(mb) + 1) * LUTMM_SKINNY_SCALE_ENTRY;
+  return (size_t)lutmm_skinny_warps(mb) * (LUTMM_SKINNY_DEPTH + 1) * LUTMM_SKINNY_SCALE_ENTRY;
 }
 /* X chunks and scale rings first, then the table at the next 64 KiB
  * boundary: the allocation covers the worst-case gap. */

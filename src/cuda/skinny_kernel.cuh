@@ -35,7 +35,7 @@ struct cfg {
   static constexpr int THREADS = 32 * WARPS;
   static constexpr int ROWS = 8 * MB;            /* X rows held: M <= ROWS */
   static constexpr int CHUNK = 16 / MB;          /* k-atoms per X chunk */
-  static constexpr int DEPTH = MB == 4 ? 1 : LUTMM_SKINNY_DEPTH; /* lutmm_skinny_depth */
+  static constexpr int DEPTH = LUTMM_SKINNY_DEPTH;
   static constexpr int RING = DEPTH + 1;
   static constexpr int WORDS = 4 * BITS; /* a lane's 32-bit words of one atom, all planes */
   static constexpr int SLOT_BYTES = ROWS * LUTMM_SKINNY_X_ROW_BYTES;
@@ -62,23 +62,17 @@ __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, cursor 
 }
 
 /* Scale row of K-row k: rows past K reuse the last group (X is zero there). */
-__device__ __forceinline__ int64_t scale_row(const lutmm_cuda_gemm_params &p, int64_t k);
+__device__ __forceinline__ int64_t scale_row(const lutmm_cuda_gemm_params &p, int64_t k) {
+  const int64_t g = lutmm_cuda_group_of(&p, k < p.k - 1 ? k : p.k - 1);
+  return g < p.scale_rows - 1 ? g : p.scale_rows - 1;
+}
 
 /* Scale row of k-atom it's first slab; a shift when groups are a
  * power-of-two number of atoms (the usual case). */
 __device__ __forceinline__ int64_t first_scale_row(const lutmm_cuda_gemm_params &p, int it) {
-  if (p.atom_group_log2 >= 0) {
-    const int64_t r = it >> p.atom_group_log2;
-    return r < p.scale_rows - 1 ? r : p.scale_rows - 1;
-  }
-  return scale_row(p, (int64_t)it * 64);
-}
-
-__device__ __forceinline__ int64_t scale_row(const lutmm_cuda_gemm_params &p, int64_t k) {
-  const int64_t last = p.k - 1;
-  const int64_t kk = k < last ? k : last;
-  const int64_t g = p.group_log2 >= 0 ? kk >> p.group_log2 : kk / p.group_size;
-  return g < p.scale_rows - 1 ? g : p.scale_rows - 1;
+  if (p.atom_group_log2 < 0) return scale_row(p, (int64_t)it * 64);
+  const int64_t r = it >> p.atom_group_log2;
+  return r < p.scale_rows - 1 ? r : p.scale_rows - 1;
 }
 
 /* 16 bytes of weights that no one reads twice: keep them out of L1. */
@@ -240,6 +234,17 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
   }
 }
 
+/* A warp's fp32 accumulators, cleared at the start of each segment. */
+template <int MB>
+__device__ __forceinline__ void zero_accumulators(float (&acc)[MB][4][4]) {
+#pragma unroll
+  for (int mb = 0; mb < MB; mb++)
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) acc[mb][j][e] = 0.0f;
+}
+
 /* Element e of n16 block j, m8 block mb in this lane's accumulators. */
 __device__ __forceinline__ int acc_row(int mb, int lane, int e) { return 8 * mb + 2 * (lane % 4) + (e & 1); }
 __device__ __forceinline__ int acc_col(int j, int lane, int e) { return 16 * j + lane / 4 + 8 * (e >> 1); }
@@ -372,12 +377,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
     advance(p, ahead);
   }
   float acc[MB][4][4];
-#pragma unroll
-  for (int mb = 0; mb < MB; mb++)
-#pragma unroll
-    for (int j = 0; j < 4; j++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) acc[mb][j][e] = 0.0f;
+  zero_accumulators<MB>(acc);
 
   int segment_start = lo;
   uint32_t s2[8]; /* the current atom's scale pairs (kept while the group lasts) */
@@ -409,12 +409,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
       }
       if (cur.it == (int)p.iters - 1 || u == hi - 1) {
         if (column_ok) finish_segment<MB, BITS>(p, cur, segment_start, lo, warp, lane, acc);
-#pragma unroll
-        for (int mb = 0; mb < MB; mb++)
-#pragma unroll
-          for (int j = 0; j < 4; j++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) acc[mb][j][e] = 0.0f;
+        zero_accumulators<MB>(acc);
         segment_start = u + 1;
       }
       advance(p, cur);
