@@ -72,6 +72,7 @@ static void fill_operands(const lutmm_weights *w, const lutmm_gemm_args *a, lutm
   p->atom_group_log2 = g->group_size >= w->params.k ? 31 : -1;
   for (int b = 0; b < 31 && p->atom_group_log2 < 0; b++)
     if (((int64_t)64 << b) == g->group_size) p->atom_group_log2 = b;
+  p->atom_group_mask = p->atom_group_log2 < 0 ? 0u : ((uint32_t)1 << p->atom_group_log2) - 1u;
   p->scale_rows = g->scale_rows;
   p->k_atoms = g->k_atoms;
   p->n_atoms = g->n_atoms;
@@ -119,7 +120,7 @@ static int tiles_whole(const lutmm_cuda_gemm_params *p) {
 }
 
 /* The skinny kernel (M <= 32, 1..4-bit codes): X in m8 blocks, one tile of
- * W atom columns per unit row, one k-atom per unit. A block takes at least
+ * W atom columns per unit row, two k-atoms per unit. A block takes at least
  * iters/16 units, so a column is never cut into more than ~17 partials (its
  * last contributor adds them all); blocks never outnumber the SMs (one
  * block fills an SM) nor the ticket array. A workspace too small for two
@@ -133,7 +134,7 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const
   p->tile_n = 64 * warps;
   p->m_tiles = 1;
   p->n_tiles = (g->n_atoms + warps - 1) / warps;
-  p->iters = g->k_atoms;
+  p->iters = (g->k_atoms + 1) / 2;
   p->units = p->n_tiles * p->iters;
   const int64_t min_units = (p->iters + 15) / 16;
   int64_t grid = p->units / min_units;
@@ -147,11 +148,14 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const
   p->tickets = s->tickets;
 }
 
+/* The skinny kernel numbers units and atoms in 32 bits (padded tiles
+ * included); no weights that fit a GPU come near that. */
 static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
   const int mb = lutmm_skinny_mb(a->m);
-  const int64_t units = (w->geom.n_atoms + lutmm_skinny_warps(mb) - 1) / lutmm_skinny_warps(mb) * w->geom.k_atoms;
+  const int64_t columns = (w->geom.n_atoms + lutmm_skinny_warps(mb) - 1) / lutmm_skinny_warps(mb) *
+                          lutmm_skinny_warps(mb);
   return w->params.bits <= 4 && a->m <= 32 && lutmm_skinny_smem_bytes(w->params.bits, mb) <= s->smem_per_block &&
-         units < ((int64_t)1 << 31);
+         columns * (w->geom.k_atoms + 1) < ((int64_t)1 << 31);
 }
 
 lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const lutmm_gemm_args *args) {

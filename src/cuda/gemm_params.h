@@ -27,6 +27,7 @@ typedef struct lutmm_cuda_gemm_params {
   int group_log2; /* log2(group_size) when it is a power of two, else -1 */
   int atom_one_group; /* every 64-row atom lies in one group (group_size % 64 == 0 or one group) */
   int atom_group_log2; /* log2(atoms per group) when that is a power of two, 31 for one group, else -1 */
+  uint32_t atom_group_mask; /* 2^atom_group_log2 − 1, or 0 when atom_group_log2 < 0 */
   const void *x;
   int x_vector; /* X rows start on 16-byte boundaries: cp.async path */
   int64_t m, k, n;
@@ -102,7 +103,9 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
 /* ---- The skinny kernel (M <= 32, codes of 1..4 bits): docs/HEURISTICS.md.
  * Each warp streams one 64-column atom column through registers; a block of
  * W warps shares its X chunks and its pair table. */
-#define LUTMM_SKINNY_DEPTH 1 /* atoms a warp has in flight beyond the one it computes */
+/* A unit is two k-atoms of one tile column; a warp holds two register slots,
+ * the atom it computes and the next one in flight. */
+#define LUTMM_SKINNY_SLOTS 2
 #define LUTMM_SKINNY_X_ROW_BYTES 144 /* 64 fp16 + 16 bytes of padding: conflict-free ldmatrix */
 #define LUTMM_SKINNY_SCALE_ENTRY 1024 /* one atom's scale rows: 4 rows × 64 columns × 4 bytes */
 
@@ -121,7 +124,7 @@ LUTMM_HD static inline size_t lutmm_skinny_x_bytes(int mb) {
   return (size_t)2 * (size_t)lutmm_skinny_chunk(mb) * (size_t)(8 * mb) * LUTMM_SKINNY_X_ROW_BYTES;
 }
 LUTMM_HD static inline size_t lutmm_skinny_scale_bytes(int mb) {
-  return (size_t)lutmm_skinny_warps(mb) * (LUTMM_SKINNY_DEPTH + 1) * LUTMM_SKINNY_SCALE_ENTRY;
+  return (size_t)lutmm_skinny_warps(mb) * LUTMM_SKINNY_SLOTS * LUTMM_SKINNY_SCALE_ENTRY;
 }
 /* X chunks and scale rings first, then the table at the next 64 KiB
  * boundary: the allocation covers the worst-case gap. */

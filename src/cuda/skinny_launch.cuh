@@ -9,29 +9,36 @@
 namespace lutmm_kernels {
 namespace skinny {
 
-template <typename T, int MB>
+template <typename T, int MB, bool ONE_ROW>
 const void *kernel_for_bits(int bits) {
   switch (bits) {
-    case 1: return (const void *)skinny_kernel<T, MB, 1>;
-    case 2: return (const void *)skinny_kernel<T, MB, 2>;
-    case 3: return (const void *)skinny_kernel<T, MB, 3>;
-    default: return (const void *)skinny_kernel<T, MB, 4>;
+    case 1: return (const void *)skinny_kernel<T, MB, 1, ONE_ROW>;
+    case 2: return (const void *)skinny_kernel<T, MB, 2, ONE_ROW>;
+    case 3: return (const void *)skinny_kernel<T, MB, 3, ONE_ROW>;
+    default: return (const void *)skinny_kernel<T, MB, 4, ONE_ROW>;
+  }
+}
+
+/* ONE_ROW: every atom lies in one scale group (the usual group sizes, 64
+ * and up), the instantiation without per-slab scale changes. */
+template <typename T, bool ONE_ROW>
+const void *kernel_for_rows(int mb, int bits) {
+  switch (mb) {
+    case 1: return kernel_for_bits<T, 1, ONE_ROW>(bits);
+    case 2: return kernel_for_bits<T, 2, ONE_ROW>(bits);
+    default: return kernel_for_bits<T, 4, ONE_ROW>(bits);
   }
 }
 
 template <typename T>
-const void *kernel_for(int mb, int bits) {
-  switch (mb) {
-    case 1: return kernel_for_bits<T, 1>(bits);
-    case 2: return kernel_for_bits<T, 2>(bits);
-    default: return kernel_for_bits<T, 4>(bits);
-  }
+const void *kernel_for(int mb, int bits, int one_row) {
+  return one_row ? kernel_for_rows<T, true>(mb, bits) : kernel_for_rows<T, false>(mb, bits);
 }
 
 template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p) {
   void *args[] = {(void *)p};
-  return cudaLaunchKernel(kernel_for<T>(p->mb, p->bits), dim3((unsigned)p->grid),
+  return cudaLaunchKernel(kernel_for<T>(p->mb, p->bits, p->atom_one_group), dim3((unsigned)p->grid),
                           dim3(32 * (unsigned)lutmm_skinny_warps(p->mb)), args, lutmm_skinny_smem_bytes(p->bits, p->mb),
                           stream);
 }
@@ -44,9 +51,12 @@ cudaError_t allow_smem(size_t limit) {
   for (int i = 0; i < 3; i++)
     for (int bits = 1; bits <= 4; bits++) {
       if (lutmm_skinny_smem_bytes(bits, mbs[i]) > limit) continue;
-      cudaError_t err = cudaFuncSetAttribute(kernel_for<T>(mbs[i], bits), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)lutmm_skinny_smem_bytes(bits, mbs[i]));
-      if (err != cudaSuccess) return err;
+      for (int one_row = 0; one_row < 2; one_row++) {
+        cudaError_t err = cudaFuncSetAttribute(kernel_for<T>(mbs[i], bits, one_row),
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)lutmm_skinny_smem_bytes(bits, mbs[i]));
+        if (err != cudaSuccess) return err;
+      }
     }
   return cudaSuccess;
 }
