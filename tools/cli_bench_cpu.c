@@ -1,4 +1,5 @@
 /* lutmm bench --backend cpu [--csv] [--threads T] [--reps R] [--quick]
+ *                            [--shape KxN] [--bits B] [--max-m M]
  *
  * DESIGN.md §7 on the CPU: lutmm_gemm on a CPU context against OpenBLAS
  * sgemv (M = 1) / sgemm (M > 1) on the dense fp32 weights, and against the
@@ -26,6 +27,9 @@ typedef struct bench_opts {
   int csv, quick, reps;
   int threads[2];
   int thread_count;
+  int64_t shape_k, shape_n; /* --shape: only this shape (0: the default ones) */
+  int bits;                 /* --bits: only this width (0: 4, 3, 2) */
+  int64_t max_m;            /* --max-m: skip larger M (0: all) */
 } bench_opts;
 
 typedef struct bench_shape {
@@ -184,7 +188,7 @@ static lutmm_status bench_bits(const bench_opts *o, lutmm_context *cpu, lutmm_co
   const int rows = o->quick ? 3 : (int)(sizeof kRows / sizeof kRows[0]);
   bench_weights bw;
   lutmm_status st = make_weights(cpu, ref, s, bits, &bw);
-  for (int i = 0; st == LUTMM_OK && i < rows; i++)
+  for (int i = 0; st == LUTMM_OK && i < rows && (o->max_m == 0 || kRows[i] <= o->max_m); i++)
     for (int t = 0; t < o->thread_count; t++) {
       bench_row r = {s->k, s->n, kRows[i], bits, o->threads[t], 0, 0, -1.0, 0};
       lutmm_context_set_num_threads(cpu, r.threads);
@@ -214,7 +218,8 @@ static lutmm_status bench_shape_all(const bench_opts *o, lutmm_context *cpu, lut
     for (size_t i = 0; i < (size_t)(256 * k); i++) s.x[i] = cli_rng_normal(rng);
   }
   static const int kBits[] = {4, 3, 2};
-  for (int b = 0; st == LUTMM_OK && b < (o->quick ? 1 : 3); b++) st = bench_bits(o, cpu, ref, &s, kBits[b]);
+  for (int b = 0; st == LUTMM_OK && b < (o->quick ? 1 : 3); b++)
+    if (o->bits == 0 || o->bits == kBits[b]) st = bench_bits(o, cpu, ref, &s, kBits[b]);
   free(s.w);
   free(s.x);
   free(s.y);
@@ -236,6 +241,17 @@ static int parse(int argc, char **argv, bench_opts *o) {
     } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       o->reps = atoi(argv[++i]);
       if (o->reps < 1 || o->reps > 64) return 0;
+    } else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
+      long long k = 0, n = 0;
+      if (sscanf(argv[++i], "%lldx%lld", &k, &n) != 2 || k < 128 || k % 128 != 0 || n < 1) return 0;
+      o->shape_k = k;
+      o->shape_n = n;
+    } else if (strcmp(argv[i], "--bits") == 0 && i + 1 < argc) {
+      o->bits = atoi(argv[++i]);
+      if (o->bits < 2 || o->bits > 4) return 0;
+    } else if (strcmp(argv[i], "--max-m") == 0 && i + 1 < argc) {
+      o->max_m = atoll(argv[++i]);
+      if (o->max_m < 1) return 0;
     } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) i++;
     else return 0;
   }
@@ -245,7 +261,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
 int lutmm_cli_bench_cpu(int argc, char **argv) {
   bench_opts o;
   if (!parse(argc, argv, &o)) {
-    fprintf(stderr, "usage: lutmm bench --backend cpu [--csv] [--threads T] [--reps R] [--quick]\n");
+    fprintf(stderr, "usage: lutmm bench --backend cpu [--csv] [--threads T] [--reps R] [--quick]\n"
+                    "                             [--shape KxN] [--bits 2|3|4] [--max-m M]\n");
     return 2;
   }
   lutmm_context *cpu = NULL, *ref = NULL;
@@ -256,8 +273,9 @@ int lutmm_cli_bench_cpu(int argc, char **argv) {
 #endif
   cli_rng rng = {42};
   if (st == LUTMM_OK) print_header(&o);
-  if (st == LUTMM_OK) st = bench_shape_all(&o, cpu, ref, 4096, 4096, &rng);
-  if (st == LUTMM_OK && !o.quick) st = bench_shape_all(&o, cpu, ref, 4096, 14336, &rng);
+  if (st == LUTMM_OK && o.shape_k > 0) st = bench_shape_all(&o, cpu, ref, o.shape_k, o.shape_n, &rng);
+  if (st == LUTMM_OK && o.shape_k == 0) st = bench_shape_all(&o, cpu, ref, 4096, 4096, &rng);
+  if (st == LUTMM_OK && o.shape_k == 0 && !o.quick) st = bench_shape_all(&o, cpu, ref, 4096, 14336, &rng);
   lutmm_context_destroy(cpu);
   lutmm_context_destroy(ref);
   if (st != LUTMM_OK) fprintf(stderr, "lutmm bench: %s\n", lutmm_status_string(st));

@@ -5,6 +5,7 @@
 
 #include "codes.h"
 #include "fault.h"
+#include "numeric.h"
 
 /* Code of logical element (k, n) as this backend decodes it. */
 static int decode_code(const lutmm_weights *w, int64_t k, int64_t n) {
@@ -20,6 +21,16 @@ static void store_code(uint8_t *chunk, int bits, int r, int code) {
   else chunk[r] = (uint8_t)code;
 }
 
+/* The block's scales widened exactly to float (columns past N stay 0). */
+static void convert_block_scales(const lutmm_weights *w, cpu_codes *c, int64_t block) {
+  const int64_t n = w->params.n;
+  for (int64_t col = block * CPU_BLOCK_N; col < n && col < (block + 1) * CPU_BLOCK_N; col++)
+    for (int64_t group = 0; group < c->groups; group++) {
+      const float s = lutmm_load_as_f32(w->scales, w->params.scale_dtype, group * w->geom.n_pad + col);
+      *(float *)cpu_codes_scales(c, col, group) = lutmm_fault_scale(s, group, col);
+    }
+}
+
 static void convert_block(const lutmm_weights *w, cpu_codes *c, int64_t block) {
   const int64_t k = w->params.k, n = w->params.n;
   for (int64_t col = block * CPU_BLOCK_N; col < n && col < (block + 1) * CPU_BLOCK_N; col++)
@@ -27,6 +38,18 @@ static void convert_block(const lutmm_weights *w, cpu_codes *c, int64_t block) {
       uint8_t *chunk = (uint8_t *)cpu_codes_chunk(c, col, kk / CPU_CHUNK_K);
       store_code(chunk, c->bits, (int)(kk % CPU_CHUNK_K), decode_code(w, kk, col));
     }
+  convert_block_scales(w, c, block);
+}
+
+/* Bytes of the codes (with the over-read tail) and of the scales. */
+static lutmm_status copy_sizes(const cpu_codes *c, size_t *code_bytes, size_t *scale_floats) {
+  size_t bytes = 0;
+  lutmm_status st = lutmm_checked_mul((size_t)c->blocks, c->block_stride, &bytes);
+  if (st == LUTMM_OK && bytes > SIZE_MAX - CPU_CODES_TAIL) st = LUTMM_ERR_OVERFLOW;
+  *code_bytes = bytes + CPU_CODES_TAIL;
+  if (st == LUTMM_OK) st = lutmm_checked_mul((size_t)c->blocks * CPU_BLOCK_N, (size_t)c->groups, scale_floats);
+  if (st == LUTMM_OK && *scale_floats > SIZE_MAX / sizeof(float)) st = LUTMM_ERR_OVERFLOW;
+  return st;
 }
 
 lutmm_status cpu_codes_create(const lutmm_weights *w, int threads, cpu_codes **out) {
@@ -36,14 +59,16 @@ lutmm_status cpu_codes_create(const lutmm_weights *w, int threads, cpu_codes **o
   c->chunk_bytes = cpu_chunk_bytes(c->bits);
   c->k32 = (w->params.k + CPU_CHUNK_K - 1) / CPU_CHUNK_K * CPU_CHUNK_K;
   c->blocks = (w->params.n + CPU_BLOCK_N - 1) / CPU_BLOCK_N;
-  size_t bytes = 0;
+  c->groups = w->geom.num_groups;
+  size_t code_bytes = 0, scale_floats = 0;
   lutmm_status st = lutmm_checked_mul((size_t)(c->k32 / CPU_CHUNK_K) * CPU_BLOCK_N, (size_t)c->chunk_bytes,
                                       &c->block_stride);
-  if (st == LUTMM_OK) st = lutmm_checked_mul((size_t)c->blocks, c->block_stride, &bytes);
-  if (st == LUTMM_OK && bytes > SIZE_MAX - CPU_CODES_TAIL) st = LUTMM_ERR_OVERFLOW;
-  if (st == LUTMM_OK && (c->data = calloc(1, bytes + CPU_CODES_TAIL)) == NULL) st = LUTMM_ERR_OUT_OF_MEMORY;
+  if (st == LUTMM_OK) st = copy_sizes(c, &code_bytes, &scale_floats);
+  if (st == LUTMM_OK && (c->data = calloc(1, code_bytes)) == NULL) st = LUTMM_ERR_OUT_OF_MEMORY;
+  if (st == LUTMM_OK && (c->scales = calloc(scale_floats == 0 ? 1 : scale_floats, sizeof(float))) == NULL)
+    st = LUTMM_ERR_OUT_OF_MEMORY;
   if (st != LUTMM_OK) {
-    free(c);
+    cpu_codes_destroy(c);
     return st;
   }
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
@@ -55,5 +80,6 @@ lutmm_status cpu_codes_create(const lutmm_weights *w, int threads, cpu_codes **o
 void cpu_codes_destroy(cpu_codes *c) {
   if (c == NULL) return;
   free(c->data);
+  free(c->scales);
   free(c);
 }

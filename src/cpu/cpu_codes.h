@@ -12,7 +12,12 @@
  * The 2-bit order is the one in which the AVX2 kernel's lookups produce
  * values (cpu_kernel.h, "lane order"), so it decodes with one shift per
  * vector. Rows past K and columns past N hold code 0. The packed planes stay
- * the format of record (unpack, serialize); this copy is derived from them. */
+ * the format of record (unpack, serialize); this copy is derived from them.
+ *
+ * Beside the codes, the scales widened to float in the same block order
+ * (block, group, column of the block), so a kernel running a block's
+ * columns along K finds a group's scales in one place, without converting
+ * them per use. Columns past N have scale 0. */
 #ifndef LUTMM_CPU_CODES_H
 #define LUTMM_CPU_CODES_H
 
@@ -33,6 +38,8 @@ typedef struct cpu_codes {
   int64_t blocks;       /* column blocks */
   size_t block_stride;  /* bytes of one block */
   uint8_t *data;
+  int64_t groups;       /* scale groups along K */
+  float *scales;        /* blocks × groups × CPU_BLOCK_N */
 } cpu_codes;
 
 static inline int cpu_chunk_bytes(int bits) { return bits <= 2 ? 8 : bits <= 4 ? 16 : 32; }
@@ -43,6 +50,13 @@ static inline const uint8_t *cpu_codes_chunk(const cpu_codes *c, int64_t n, int6
          ((size_t)chunk * CPU_BLOCK_N + (size_t)(n % CPU_BLOCK_N)) * (size_t)c->chunk_bytes;
 }
 
+/* The widened scales of (group, column n) and of the next columns of its
+ * block; the next group's follow CPU_BLOCK_N floats later. */
+static inline const float *cpu_codes_scales(const cpu_codes *c, int64_t n, int64_t group) {
+  return c->scales + ((size_t)(n / CPU_BLOCK_N) * (size_t)c->groups + (size_t)group) * CPU_BLOCK_N +
+         (size_t)(n % CPU_BLOCK_N);
+}
+
 /* Code of row r (0..31) of a chunk. */
 static inline int cpu_chunk_code(const uint8_t *chunk, int bits, int r) {
   if (bits <= 2) return (chunk[4 * (r / 16) + r % 4] >> (2 * ((r % 16) / 4))) & 3;
@@ -50,9 +64,10 @@ static inline int cpu_chunk_code(const uint8_t *chunk, int bits, int r) {
   return chunk[r];
 }
 
-/* Builds the working copy from w's packed planes (threads: OpenMP team size).
- * The planted-fault hooks for codes and row positions act here: this is
- * where the backend decodes the packed format. */
+/* Builds the working copy from w's packed planes and scales (threads:
+ * OpenMP team size). The planted-fault hooks for codes and row positions
+ * act here, where the backend decodes the packed format, and the scale hook
+ * on the widened scales, as cpu_scale_c applies it to the others. */
 lutmm_status cpu_codes_create(const lutmm_weights *w, int threads, cpu_codes **out);
 void cpu_codes_destroy(cpu_codes *c);
 

@@ -13,23 +13,26 @@
 #define PANEL_N 512
 
 /* Rows past K are zero in X; make them zero in the panel too, so no
- * 0 × Inf can appear where the reference has no term. */
-static void clear_padding(float *panel, int64_t columns, int64_t k, int64_t k32) {
+ * 0 × Inf can appear where the reference has no term. Only the last chunk
+ * holds such rows; in lane order row cpu_lane_row(p) sits at position p. */
+static void clear_padding(float *panel, int64_t columns, int64_t k, int64_t k32, int lane_order) {
+  const int64_t last = k32 - CPU_CHUNK_K;
   for (int64_t c = 0; c < columns; c++)
-    for (int64_t i = k; i < k32; i++) panel[c * k32 + i] = 0.0f;
+    for (int p = 0; p < CPU_CHUNK_K; p++)
+      if (last + (lane_order ? cpu_lane_row(p) : p) >= k) panel[c * k32 + last + p] = 0.0f;
 }
 
 /* In the calling thread: an OpenMP team here would alternate with
  * OpenBLAS's own threads panel after panel, and each pool spin-waits while
  * the other runs (measured 4.5× slower than sgemm alone on 2 cores, against
  * ~1.2× for a single-threaded dequantization). */
-static void dequant_panel(const cpu_kernel_args *a, cpu_dequant_fn dequant, int64_t n0, int64_t n1, float *panel,
-                          int64_t k) {
+static void dequant_panel(const cpu_kernel_args *a, cpu_dequant_fn dequant, int lane_order, int64_t n0, int64_t n1,
+                          float *panel, int64_t k) {
   const int64_t k32 = a->codes->k32;
   for (int64_t n = n0; n < n1; n += CPU_BLOCK_N) {
     const int64_t end = n + CPU_BLOCK_N < n1 ? n + CPU_BLOCK_N : n1;
     dequant(a, n, end, panel + (n - n0) * k32, k32);
-    clear_padding(panel + (n - n0) * k32, end - n, k, k32);
+    if (k < k32) clear_padding(panel + (n - n0) * k32, end - n, k, k32, lane_order);
   }
 }
 
@@ -48,14 +51,18 @@ lutmm_status cpu_gemm_large(lutmm_context *ctx, const lutmm_weights *w, const cp
   const lutmm_status st = cpu_workspace_floats(ctx, sizes, &x);
   if (st != LUTMM_OK) return st;
   float *panel = x + x_floats, *c = panel + panel_floats;
-  cpu_widen_x(args, k, k32, 0, x, 1); /* no OpenMP team next to OpenBLAS's, see dequant_panel */
+  /* X and the panels share the dequantizer's row order: permuting K alike
+   * in both leaves every product and the sum's terms unchanged. */
+  const cpu_variant variant = cpu_variant_select();
+  const int lane_order = cpu_variant_lane_order(variant);
+  cpu_widen_x(args, k, k32, lane_order, x, 1); /* no OpenMP team next to OpenBLAS's, see dequant_panel */
   float table_c[LUTMM_MAX_TABLE_SIZE];
   cpu_kernel_args a;
   cpu_kernel_args_init(w, codes, args->x_dtype, table_c, &a);
-  const cpu_dequant_fn dequant = cpu_dequant_for(cpu_variant_select());
+  const cpu_dequant_fn dequant = cpu_dequant_for(variant);
   for (int64_t n0 = 0; n0 < n; n0 += PANEL_N) {
     const int64_t columns = n - n0 < PANEL_N ? n - n0 : PANEL_N;
-    dequant_panel(&a, dequant, n0, n0 + columns, panel, k);
+    dequant_panel(&a, dequant, lane_order, n0, n0 + columns, panel, k);
     float *target = direct ? (float *)args->y + n0 : c;
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)args->m, (int)columns, (int)k32, 1.0f, x, (int)k32,
                 panel, (int)k32, 0.0f, target, direct ? (int)n : (int)columns);

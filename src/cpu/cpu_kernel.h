@@ -42,7 +42,9 @@ typedef struct cpu_kernel_args {
 typedef void (*cpu_kernel_fn)(const cpu_kernel_args *a, int64_t block0, int64_t block1, int64_t k0, int64_t k1);
 
 /* Dequantization for the large-M path: panel[(n − n0)·ld + k] = ŵ[k][n]
- * for columns [n0, n1) and rows [0, k32), natural row order. */
+ * for columns [n0, n1) and rows [0, k32), in the variant's row order
+ * (cpu_variant_lane_order: lane order for the AVX2 dequantizer, natural for
+ * the portable one). */
 typedef void (*cpu_dequant_fn)(const cpu_kernel_args *a, int64_t n0, int64_t n1, float *panel, int64_t ld);
 
 typedef enum cpu_variant { CPU_VARIANT_PORTABLE = 0, CPU_VARIANT_AVX2 = 1, CPU_VARIANT_AVX512 = 2 } cpu_variant;
@@ -61,7 +63,8 @@ cpu_variant cpu_variant_select(void);
 cpu_kernel_fn cpu_kernel_for(cpu_variant v);
 cpu_dequant_fn cpu_dequant_for(cpu_variant v);
 const char *cpu_variant_name(cpu_variant v);
-/* 1 when the variant reads X in lane order, 0 for natural order. */
+/* 1 when the variant reads X in lane order, 0 for natural order; its
+ * dequantizer (cpu_dequant_for) writes rows in the same order. */
 int cpu_variant_lane_order(cpu_variant v);
 
 /* Row (0..31) of a chunk held by lane-order position p. */

@@ -12,12 +12,16 @@
  * 16-row halves of a chunk may belong to different groups (group size 16),
  * so each 128-bit lane carries its own half's table. All of these are
  * in-lane operations, cheap on every AVX2 core, unlike vpermps.
- * M = 1 runs the block's columns straight into registers; M <= 8 (fp32,
- * 3-4 bits) or M <= 4 (other tables) feeds each lookup to up to four rows
- * directly; larger M dequantizes a
- * 128-row segment of one column into a small buffer and multiplies it with
- * up to 32 rows of X, eight at a time, while that segment of X stays in L1
- * across a tile of 16 columns. */
+ * fp32 activations with 1-4 bit codes and M <= 8 take the "gemv" lookups
+ * instead (GEMV_*, below): per segment and column a one-register table
+ * fl(T·s) for 1-3 bit codes (vpermilps, or vpermps for 3 bits: one
+ * lane-crossing permute per 8 values beats 3 shuffles per 8 on Zen 3), the
+ * shared byte planes times s for 4 bits.
+ * M = 1 runs the block's columns straight into registers; M <= 8 (fp32)
+ * or M <= 4 (other tables) feeds each lookup to up to four rows directly;
+ * larger M dequantizes a 128-row segment of one column into a small buffer
+ * and multiplies it with up to 32 rows of X, eight at a time, while that
+ * segment of X stays in L1 across a tile of 16 columns. */
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <string.h>
@@ -31,12 +35,13 @@
  * and columns per tile (their accumulators: 16 KiB of stack). */
 #define SEGMENT_CHUNKS 4
 #define TILE_COLUMNS 16
-/* Columns per pass of the M = 1 fp32 kernel (2: everything stays in the
- * 16 vector registers; 1 and 4 measured the same or slower). */
+/* Columns per pass of the M = 1 fp32 kernel with 3-4 bit byte planes (2:
+ * everything stays in the 16 vector registers; 1 and 4 measured the same
+ * or slower); the one-register tables take a whole block (gemv_block). */
 #define SCALED_COLUMNS 2
 #define ROW_BLOCK 32
 /* Up to this M, lookups (all but gathers) feed the rows directly: fp32
- * 3-4 bit lookups are cheap enough to repeat per four rows, table kinds
+ * 1-4 bit lookups are cheap enough to repeat per four rows, table kinds
  * (rebuilt per group) measured better through the buffer beyond four. */
 #define FEW_ROWS 8
 #define FEW_ROWS_TABLES 4
@@ -275,63 +280,146 @@ INLINE __m256 half_scales(const avx2_ctx *x, int64_t n, int64_t k) {
   return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
 }
 
-/* M = 1 with fp32 activations and 1-4 bit codes, the hot case: the shared
- * planes (or 4-entry table) stay in registers; C columns at a time, two accumulators each
- * (C = 2 keeps everything in the 16 vector registers). The scales change
- * only between segments, so the inner loop is straight-line code. */
-INLINE void single_row_scaled_columns(const avx2_ctx *x, const int kind, const int C, int64_t n0, int64_t k0,
-                                      int64_t k1) {
-  const cpu_kernel_args *a = x->a;
+/* How the M = 1 fp32 kernel turns a chunk's codes into ŵ = fl(T·s):
+ *   GEMV_PLANES  bits 3-4: vpshufb on T's shared byte planes, then × s
+ *   GEMV_QUAD    bits 1-2: vpermilps on fl(T·s) itself, 4 entries per lane
+ *   GEMV_PERM8   bits 3 when no chunk straddles two groups: vpermps on the
+ *                8 entries fl(T·s)
+ * QUAD and PERM8 build their table once per segment and column (one
+ * multiply of T's register by s: each entry is the IEEE product, exactly
+ * ŵ), so the inner loop has no multiply; PLANES needs 16 entries, which
+ * take four byte planes, too costly to rebuild per group. */
+enum gemv_lookup { GEMV_PLANES, GEMV_QUAD, GEMV_PERM8 };
+
+/* Byte shuffle for PERM8: vector q, lane 4h + d takes byte 4q + d of the
+ * chunk's half h (the lane order of cpu_kernel.h); the other bytes of the
+ * lane are zeroed, not that vpermps would read them. */
+INLINE __m256i perm8_pick(int q) {
+  const __m256i byte = _mm256_add_epi32(_mm256_set1_epi32(4 * q), _mm256_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3));
+  return _mm256_or_si256(byte, _mm256_set1_epi32((int)0x80808000u));
+}
+
+/* The 32 values of a 3-bit chunk (4-bit format) from an 8-entry table:
+ * half 1's nibbles are shifted down in lane 1 as in lookup_planes_in, one
+ * byte shuffle per vector brings each row's code to the low bits of its
+ * lane, and vpermps reads only bits 0-2, so nothing needs masking. */
+INLINE void lookup_perm8_in(__m256 table, const uint8_t *chunk, __m256 v[4]) {
+  const __m256i s = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)chunk));
+  const __m256i src = _mm256_blend_epi32(s, _mm256_srli_epi16(s, 4), 0xF0);
+  for (int q = 0; q < 4; q++) v[q] = _mm256_permutevar8x32_ps(table, _mm256_shuffle_epi8(src, perm8_pick(q)));
+}
+
+/* The register a segment's lookups use for one column, from the scales of
+ * its chunks' halves (lane h: half h): the scales themselves for PLANES,
+ * else the table fl(T·s). */
+INLINE __m256 gemv_table(const avx2_ctx *x, const int kind, __m256 scale) {
+  if (kind == GEMV_QUAD) return _mm256_mul_ps(x->shared.quad, scale);
+  if (kind == GEMV_PERM8) return _mm256_mul_ps(x->t0, scale);
+  return scale;
+}
+
+/* The table of column n for the segment at row k: from the widened scale
+ * of `group` (k's group) when groups are chunk-aligned, so both halves of a
+ * chunk share it; else from each half's own scale. fp32 compute uses the
+ * stored scale as is (cpu_scale_c would round it to c). */
+INLINE __m256 segment_table(const avx2_ctx *x, const int kind, int aligned, int64_t group, int64_t n, int64_t k) {
+  const __m256 scale = aligned ? _mm256_broadcast_ss(cpu_codes_scales(x->a->codes, n, group)) : half_scales(x, n, k);
+  return gemv_table(x, kind, scale);
+}
+
+/* ŵ of one chunk of one column. */
+INLINE void gemv_values(const int kind, __m256i p0, __m256i p1, __m256i p2, __m256i p3, __m256 table,
+                        const uint8_t *chunk, __m256 v[4]) {
+  if (kind == GEMV_QUAD) {
+    lookup_quad_in(table, chunk, v);
+  } else if (kind == GEMV_PERM8) {
+    lookup_perm8_in(table, chunk, v);
+  } else {
+    lookup_planes_in(p0, p1, p2, p3, chunk, v);
+    /* The product T·s first, as ŵ = fl(T·s) requires, then the FMA. */
+    for (int q = 0; q < 4; q++) v[q] = _mm256_mul_ps(v[q], table);
+  }
+}
+
+/* One chunk of C columns at row k into their accumulators (A per column). */
+INLINE void gemv_chunk(const avx2_ctx *x, const int kind, const int C, const int A, const __m256 *table,
+                       const uint8_t *chunk, const float *xk, __m256 (*acc)[2]) {
   const __m256i p0 = x->shared.plane[0], p1 = x->shared.plane[1], p2 = x->shared.plane[2], p3 = x->shared.plane[3];
-  const __m256 quad = x->shared.quad;
-  const size_t chunk_bytes = (size_t)a->codes->chunk_bytes, chunk_step = CPU_BLOCK_N * chunk_bytes;
-  __m256 acc0[CPU_BLOCK_N], acc1[CPU_BLOCK_N], scale[CPU_BLOCK_N];
-  for (int c = 0; c < C; c++) acc0[c] = acc1[c] = _mm256_setzero_ps();
-  for (int64_t k = k0; k < k1;) {
-    const int64_t end = segment_end(a->group_size, k, k1);
-    for (int c = 0; c < C; c++) scale[c] = half_scales(x, n0 + c, k);
-    const uint8_t *chunk = cpu_codes_chunk(a->codes, n0, k / CPU_CHUNK_K);
-    for (; k < end; k += CPU_CHUNK_K, chunk += chunk_step) {
-      const float *xk = a->x + k;
+  const size_t chunk_bytes = (size_t)x->a->codes->chunk_bytes;
 #pragma GCC unroll 4
-      for (int c = 0; c < C; c++) {
-        __m256 t[4];
-        if (kind == LOOKUP_SCALED_QUAD) lookup_quad_in(quad, chunk + chunk_bytes * c, t);
-        else lookup_planes_in(p0, p1, p2, p3, chunk + chunk_bytes * c, t);
-        /* x·(T·s): the product T·s first, as ŵ = fl(T·s) requires. */
-        acc0[c] = _mm256_fmadd_ps(_mm256_loadu_ps(xk), _mm256_mul_ps(t[0], scale[c]), acc0[c]);
-        acc1[c] = _mm256_fmadd_ps(_mm256_loadu_ps(xk + 8), _mm256_mul_ps(t[1], scale[c]), acc1[c]);
-        acc0[c] = _mm256_fmadd_ps(_mm256_loadu_ps(xk + 16), _mm256_mul_ps(t[2], scale[c]), acc0[c]);
-        acc1[c] = _mm256_fmadd_ps(_mm256_loadu_ps(xk + 24), _mm256_mul_ps(t[3], scale[c]), acc1[c]);
-      }
-    }
+  for (int c = 0; c < C; c++) {
+    __m256 v[4];
+    gemv_values(kind, p0, p1, p2, p3, table[c], chunk + chunk_bytes * c, v);
+    for (int q = 0; q < 4; q++) acc[c][q % A] = _mm256_fmadd_ps(_mm256_loadu_ps(xk + 8 * q), v[q], acc[c][q % A]);
+  }
+}
+
+/* M = 1 with fp32 activations and 1-4 bit codes, the hot case: C columns
+ * at a time, A (1 or 2) accumulators each, everything in the 16 vector
+ * registers. Tables change only between segments (runs of chunks in the
+ * same groups), so the inner loop is straight-line code. When the group
+ * size is a multiple of the chunk, a segment is the rest of one group, the
+ * next group follows without a division and its scales are the widened
+ * copy's (cpu_codes.h): converting fp16 scales per segment cost ~10% of
+ * the time at g = 128 on Zen 3. */
+INLINE void gemv_columns(const avx2_ctx *x, const int kind, const int C, const int A, int64_t n0, int64_t k0,
+                         int64_t k1) {
+  const cpu_kernel_args *a = x->a;
+  const size_t chunk_step = CPU_BLOCK_N * (size_t)a->codes->chunk_bytes;
+  const int64_t g = a->group_size;
+  const int aligned = g % CPU_CHUNK_K == 0;
+  __m256 acc[CPU_BLOCK_N][2], table[CPU_BLOCK_N];
+  for (int c = 0; c < C; c++) acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+  const uint8_t *chunk = cpu_codes_chunk(a->codes, n0, k0 / CPU_CHUNK_K);
+  for (int64_t k = k0, group = k0 / g; k < k1; group++) {
+    int64_t end = aligned ? (group + 1) * g : segment_end(g, k, k1);
+    if (end > k1) end = k1;
+    for (int c = 0; c < C; c++) table[c] = segment_table(x, kind, aligned, group, n0 + c, k);
+    for (; k < end; k += CPU_CHUNK_K, chunk += chunk_step) gemv_chunk(x, kind, C, A, table, chunk, a->x + k, acc);
   }
   for (int c = 0; c < C; c++)
-    if (n0 + c < a->n) a->out[n0 + c] = hsum(_mm256_add_ps(acc0[c], acc1[c]));
+    if (n0 + c < a->n) a->out[n0 + c] = hsum(A == 2 ? _mm256_add_ps(acc[c][0], acc[c][1]) : acc[c][0]);
 }
 
-INLINE void single_row_scaled(const avx2_ctx *x, const int kind, int64_t block, int64_t k0, int64_t k1) {
-  for (int c0 = 0; c0 < CPU_BLOCK_N; c0 += SCALED_COLUMNS)
-    single_row_scaled_columns(x, kind, SCALED_COLUMNS, block * CPU_BLOCK_N + c0, k0, k1);
+/* Columns per pass and accumulators per column: the 16-entry planes leave
+ * room for two columns with two accumulators each; the one-register tables
+ * take a whole block, whose chunks then share cache lines, with one
+ * accumulator (four columns in flight hide the FMA latency). */
+TARGET static void gemv_block(const avx2_ctx *x, const int kind, int64_t block, int64_t k0, int64_t k1) {
+  const int64_t n0 = block * CPU_BLOCK_N;
+  if (kind == GEMV_QUAD) gemv_columns(x, GEMV_QUAD, CPU_BLOCK_N, 1, n0, k0, k1);
+  else if (kind == GEMV_PERM8) gemv_columns(x, GEMV_PERM8, CPU_BLOCK_N, 1, n0, k0, k1);
+  else
+    for (int c0 = 0; c0 < CPU_BLOCK_N; c0 += SCALED_COLUMNS) gemv_columns(x, GEMV_PLANES, SCALED_COLUMNS, 2, n0 + c0, k0, k1);
 }
 
-/* 2 <= M <= FEW_ROWS with fp32 activations and 3-4 bit codes: one column
- * at a time, its lookups fed straight to R <= 4 rows (no buffer), one
- * accumulator per row; more rows repeat the lookups per group of four. */
-INLINE void few_rows_scaled(const avx2_ctx *x, const int R, int64_t n, int64_t m0, int64_t k0, int64_t k1) {
+/* The M = 1 kernel's lookup for a fp32 lookup kind (LOOKUP_SCALED_*). */
+static inline int gemv_kind_for(const cpu_kernel_args *a, int kind) {
+  if (kind == LOOKUP_SCALED_QUAD) return GEMV_QUAD;
+  return a->codes->bits == 3 && a->group_size % CPU_CHUNK_K == 0 ? GEMV_PERM8 : GEMV_PLANES;
+}
+
+/* 2 <= M <= FEW_ROWS with fp32 activations and 1-4 bit codes: one column
+ * at a time, the M = 1 kernel's lookups (a table per segment) fed straight
+ * to R <= 4 rows, one accumulator per row; more rows repeat the lookups per
+ * group of four. */
+INLINE void few_rows_gemv(const avx2_ctx *x, const int kind, const int R, int64_t n, int64_t m0, int64_t k0,
+                          int64_t k1) {
   const cpu_kernel_args *a = x->a;
   const __m256i p0 = x->shared.plane[0], p1 = x->shared.plane[1], p2 = x->shared.plane[2], p3 = x->shared.plane[3];
-  const size_t chunk_step = (size_t)CPU_BLOCK_N * 16;
+  const size_t chunk_step = CPU_BLOCK_N * (size_t)a->codes->chunk_bytes;
+  const int64_t g = a->group_size;
+  const int aligned = g % CPU_CHUNK_K == 0;
   __m256 acc[4];
   for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps();
-  for (int64_t k = k0; k < k1;) {
-    const int64_t end = segment_end(a->group_size, k, k1);
-    const __m256 scale = half_scales(x, n, k);
-    const uint8_t *chunk = cpu_codes_chunk(a->codes, n, k / CPU_CHUNK_K);
+  const uint8_t *chunk = cpu_codes_chunk(a->codes, n, k0 / CPU_CHUNK_K);
+  for (int64_t k = k0, group = k0 / g; k < k1; group++) {
+    int64_t end = aligned ? (group + 1) * g : segment_end(g, k, k1);
+    if (end > k1) end = k1;
+    const __m256 table = segment_table(x, kind, aligned, group, n, k);
     for (; k < end; k += CPU_CHUNK_K, chunk += chunk_step) {
       __m256 v[4];
-      lookup_planes_in(p0, p1, p2, p3, chunk, v);
-      for (int q = 0; q < 4; q++) v[q] = _mm256_mul_ps(v[q], scale); /* ŵ = fl(T·s) */
+      gemv_values(kind, p0, p1, p2, p3, table, chunk, v);
       for (int q = 0; q < 4; q++)
         for (int r = 0; r < R; r++)
           acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(a->x + (m0 + r) * a->ldx + k + 8 * q), v[q], acc[r]);
@@ -372,17 +460,22 @@ INLINE void few_rows_tables_all(const avx2_ctx *x, const int kind, int64_t n, in
   }
 }
 
-TARGET static void few_rows_scaled_all(const avx2_ctx *x, int64_t n, int64_t k0, int64_t k1) {
+INLINE void few_rows_gemv_rows(const avx2_ctx *x, const int kind, int64_t n, int64_t k0, int64_t k1) {
   for (int64_t m0 = 0; m0 < x->a->m; m0 += 4) {
     switch (x->a->m - m0) {
-      case 1: few_rows_scaled(x, 1, n, m0, k0, k1); break;
-      case 2: few_rows_scaled(x, 2, n, m0, k0, k1); break;
-      case 3: few_rows_scaled(x, 3, n, m0, k0, k1); break;
-      default: few_rows_scaled(x, 4, n, m0, k0, k1); break;
+      case 1: few_rows_gemv(x, kind, 1, n, m0, k0, k1); break;
+      case 2: few_rows_gemv(x, kind, 2, n, m0, k0, k1); break;
+      case 3: few_rows_gemv(x, kind, 3, n, m0, k0, k1); break;
+      default: few_rows_gemv(x, kind, 4, n, m0, k0, k1); break;
     }
   }
 }
 
+TARGET static void few_rows_gemv_all(const avx2_ctx *x, const int kind, int64_t n, int64_t k0, int64_t k1) {
+  if (kind == GEMV_QUAD) few_rows_gemv_rows(x, GEMV_QUAD, n, k0, k1);
+  else if (kind == GEMV_PERM8) few_rows_gemv_rows(x, GEMV_PERM8, n, k0, k1);
+  else few_rows_gemv_rows(x, GEMV_PLANES, n, k0, k1);
+}
 
 /* R (<= 8) rows of X against one dequantized segment; accumulator of row
  * i at acc[i·stride]. */
@@ -445,14 +538,15 @@ INLINE void many_rows(const avx2_ctx *x, const int kind, int64_t n0, int cols, i
 
 INLINE void run_kind(const avx2_ctx *x, const int kind, int64_t block0, int64_t block1, int64_t k0, int64_t k1) {
   const cpu_kernel_args *a = x->a;
+  const int scaled = kind == LOOKUP_SCALED_PLANES || kind == LOOKUP_SCALED_QUAD;
   for (int64_t block = block0; block < block1 && a->m == 1; block++) {
-    if (kind == LOOKUP_SCALED_PLANES || kind == LOOKUP_SCALED_QUAD) single_row_scaled(x, kind, block, k0, k1);
+    if (scaled) gemv_block(x, gemv_kind_for(a, kind), block, k0, k1);
     else single_row(x, kind, block, k0, k1);
   }
   if (a->m == 1) return;
-  if (kind != LOOKUP_GATHER && a->m <= (kind == LOOKUP_SCALED_PLANES ? FEW_ROWS : FEW_ROWS_TABLES)) {
+  if (kind != LOOKUP_GATHER && a->m <= (scaled ? FEW_ROWS : FEW_ROWS_TABLES)) {
     for (int64_t n = block0 * CPU_BLOCK_N; n < block1 * CPU_BLOCK_N && n < a->n; n++) {
-      if (kind == LOOKUP_SCALED_PLANES) few_rows_scaled_all(x, n, k0, k1);
+      if (scaled) few_rows_gemv_all(x, gemv_kind_for(a, kind), n, k0, k1);
       else few_rows_tables_all(x, kind, n, k0, k1);
     }
     return;
@@ -513,7 +607,9 @@ TARGET void cpu_kernel_avx2(const cpu_kernel_args *a, int64_t block0, int64_t bl
   else run_gather(&x, block0, block1, k0, k1);
 }
 
-/* Large-M dequantization: the same lookups, stored in natural row order. */
+/* Large-M dequantization, stored in lane order (cpu_kernel.h: the large-M
+ * driver puts X in the same order, so whole vectors are stored): the
+ * general lookups, tables checked per chunk. */
 INLINE void dequant_kind(const avx2_ctx *x, const int kind, int64_t n0, int64_t n1, float *panel, int64_t ld) {
   const cpu_kernel_args *a = x->a;
   col_tables t;
@@ -524,9 +620,28 @@ INLINE void dequant_kind(const avx2_ctx *x, const int kind, int64_t n0, int64_t 
       __m256 v[4];
       update_tables(x, n, k, &t);
       lookup(x, kind, &t, cpu_codes_chunk(a->codes, n, k / CPU_CHUNK_K), v);
-      for (int q = 0; q < 4; q++) {
-        _mm_storeu_ps(column + k + 4 * q, _mm256_castps256_ps128(v[q]));
-        _mm_storeu_ps(column + k + 16 + 4 * q, _mm256_extractf128_ps(v[q], 1));
+      for (int q = 0; q < 4; q++) _mm256_storeu_ps(column + k + 8 * q, v[q]);
+    }
+  }
+}
+
+/* The same for fp32 1-4 bit codes in chunk-aligned groups, with the M = 1
+ * kernel's lookups: one table per group and column from the widened
+ * scales, no per-chunk checks. */
+INLINE void dequant_gemv(const avx2_ctx *x, const int kind, int64_t n0, int64_t n1, float *panel, int64_t ld) {
+  const cpu_kernel_args *a = x->a;
+  const __m256i p0 = x->shared.plane[0], p1 = x->shared.plane[1], p2 = x->shared.plane[2], p3 = x->shared.plane[3];
+  const size_t chunk_step = CPU_BLOCK_N * (size_t)a->codes->chunk_bytes;
+  const int64_t g = a->group_size, k32 = a->codes->k32;
+  for (int64_t n = n0; n < n1; n++) {
+    float *column = panel + (n - n0) * ld;
+    const uint8_t *chunk = cpu_codes_chunk(a->codes, n, 0);
+    for (int64_t k = 0, group = 0; k < k32; group++) {
+      const __m256 table = segment_table(x, kind, 1, group, n, k);
+      for (const int64_t end = k + g; k < end; k += CPU_CHUNK_K, chunk += chunk_step) {
+        __m256 v[4];
+        gemv_values(kind, p0, p1, p2, p3, table, chunk, v);
+        for (int q = 0; q < 4; q++) _mm256_storeu_ps(column + k + 8 * q, v[q]);
       }
     }
   }
@@ -535,7 +650,13 @@ INLINE void dequant_kind(const avx2_ctx *x, const int kind, int64_t n0, int64_t 
 TARGET void cpu_dequant_avx2(const cpu_kernel_args *a, int64_t n0, int64_t n1, float *panel, int64_t ld) {
   avx2_ctx x;
   init_ctx(a, &x);
-  if (x.kind == LOOKUP_QUAD) dequant_kind(&x, LOOKUP_QUAD, n0, n1, panel, ld);
+  /* Aligned groups divide K, so K = k32 and every segment is a whole group. */
+  const int aligned = a->group_size % CPU_CHUNK_K == 0;
+  const int perm8 = a->codes->bits == 3 && aligned;
+  if (x.kind == LOOKUP_SCALED_QUAD && aligned) dequant_gemv(&x, GEMV_QUAD, n0, n1, panel, ld);
+  else if (x.kind == LOOKUP_SCALED_PLANES && perm8) dequant_gemv(&x, GEMV_PERM8, n0, n1, panel, ld);
+  else if (x.kind == LOOKUP_SCALED_PLANES && aligned) dequant_gemv(&x, GEMV_PLANES, n0, n1, panel, ld);
+  else if (x.kind == LOOKUP_QUAD) dequant_kind(&x, LOOKUP_QUAD, n0, n1, panel, ld);
   else if (x.kind == LOOKUP_SCALED_QUAD) dequant_kind(&x, LOOKUP_SCALED_QUAD, n0, n1, panel, ld);
   else if (x.kind == LOOKUP_PLANES) dequant_kind(&x, LOOKUP_PLANES, n0, n1, panel, ld);
   else if (x.kind == LOOKUP_SCALED_PLANES) dequant_kind(&x, LOOKUP_SCALED_PLANES, n0, n1, panel, ld);
