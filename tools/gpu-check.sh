@@ -3,10 +3,14 @@
 # suite, the differential fuzzer for a fixed time, compute-sanitizer memcheck
 # and racecheck, the SASS check for HMMA, and the benchmark; logs go to
 # $OUT (default /tmp/gpu-check) and a summary table is printed last.
-#   tools/gpu-check.sh [--fuzz-seconds S] [--bench "ARGS"] [--no-bench] [--profile]
-# --profile adds Nsight Compute reports of the GEMM kernel on 8192x28672.
+#   tools/gpu-check.sh [--fuzz-seconds S] [--bench "ARGS"] [--no-bench] [--profile] [--csv-shape KxN]
+# --profile adds Nsight Compute reports of the GEMM kernels on 8192x28672
+# (skinny at M = 1 and 16, tiled at M = 64), with per-SASS-instruction
+# counts in $OUT/ncu-m*.csv. --csv-shape KxN writes the full benchmark of
+# that shape (every M, bit width, group and dtype) to $OUT/bench-KxN.csv,
+# the input of tools/plot_bench.py.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 OUT=${OUT:-/tmp/gpu-check}
 BUILD=${BUILD:-build-gpu}
@@ -14,13 +18,16 @@ FUZZ_SECONDS=120
 BENCH_ARGS="--quick"
 RUN_BENCH=1
 PROFILE=0
+CSV_SHAPE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --fuzz-seconds) FUZZ_SECONDS=$2; shift 2 ;;
     --bench) BENCH_ARGS=$2; shift 2 ;;
     --no-bench) RUN_BENCH=0; shift ;;
     --profile) PROFILE=1; shift ;;
-    *) echo "usage: tools/gpu-check.sh [--fuzz-seconds S] [--bench \"ARGS\"] [--no-bench]" >&2; exit 2 ;;
+    --csv-shape) CSV_SHAPE=$2; shift 2 ;;
+    *) echo "usage: tools/gpu-check.sh [--fuzz-seconds S] [--bench \"ARGS\"] [--no-bench] [--profile] [--csv-shape KxN]" >&2
+      exit 2 ;;
   esac
 done
 mkdir -p "$OUT"
@@ -84,11 +91,15 @@ hmma() {
 }
 
 profile() {
-  local m
+  local m kernel
   for m in 1 16 64; do
-    ncu --kernel-name regex:gemm_kernel --launch-skip 12 --launch-count 1 --section SpeedOfLight \
-      --section WarpStateStats --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
-      "$BUILD/tools/lutmm" bench --backend cuda --quick --shape 8192x28672 --m "$m" --reps 5 || return 1
+    kernel=skinny_kernel
+    [ "$m" -gt 32 ] && kernel=gemm_kernel
+    ncu --kernel-name "regex:$kernel" --launch-skip 20 --launch-count 1 --set full -o "$OUT/ncu-m$m" -f \
+      "$PWD/$BUILD/tools/lutmm" bench --backend cuda --quick --shape 8192x28672 --m "$m" --reps 30 || return 1
+    ncu --import "$OUT/ncu-m$m.ncu-rep" --page details >"$OUT/ncu-m$m.txt" || return 1
+    ncu --import "$OUT/ncu-m$m.ncu-rep" --page source --csv --print-source sass >"$OUT/ncu-m$m.csv" || return 1
+    rm -f "$OUT/ncu-m$m.ncu-rep"
   done
 }
 
@@ -96,6 +107,8 @@ bench() {
   # shellcheck disable=SC2086
   "$BUILD/tools/lutmm" bench --backend cuda $BENCH_ARGS | tee "$OUT/bench.txt"
 }
+
+bench_csv() { "$BUILD/tools/lutmm" bench --backend cuda --csv --shape "$CSV_SHAPE" >"$OUT/bench-$CSV_SHAPE.csv"; }
 
 if step build build; then
   step suite suite
@@ -106,6 +119,7 @@ if step build build; then
   step hmma hmma
   [ "$PROFILE" -eq 1 ] && [ -x "$BUILD/tools/lutmm" ] && step profile profile
   [ "$RUN_BENCH" -eq 1 ] && [ -x "$BUILD/tools/lutmm" ] && step bench bench
+  [ -n "$CSV_SHAPE" ] && [ -x "$BUILD/tools/lutmm" ] && step bench-csv bench_csv
 fi
 
 echo
