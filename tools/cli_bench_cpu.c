@@ -218,7 +218,8 @@ static lutmm_status bench_shape_all(const bench_opts *o, lutmm_context *cpu, lut
     for (size_t i = 0; i < (size_t)(256 * k); i++) s.x[i] = cli_rng_normal(rng);
   }
   static const int kBits[] = {4, 3, 2};
-  for (int b = 0; st == LUTMM_OK && b < (o->quick ? 1 : 3); b++)
+  /* --quick runs 4-bit codes only, unless --bits names another width. */
+  for (int b = 0; st == LUTMM_OK && b < (o->quick && o->bits == 0 ? 1 : 3); b++)
     if (o->bits == 0 || o->bits == kBits[b]) st = bench_bits(o, cpu, ref, &s, kBits[b]);
   free(s.w);
   free(s.x);
@@ -243,7 +244,11 @@ static int parse(int argc, char **argv, bench_opts *o) {
       if (o->reps < 1 || o->reps > 64) return 0;
     } else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
       long long k = 0, n = 0;
-      if (sscanf(argv[++i], "%lldx%lld", &k, &n) != 2 || k < 128 || k % 128 != 0 || n < 1) return 0;
+      int used = 0;
+      const char *shape = argv[++i];
+      if (sscanf(shape, "%lldx%lld%n", &k, &n, &used) != 2 || shape[used] != '\0' || k < 128 || k % 128 != 0 ||
+          k > (1 << 20) || n < 1 || n > (1 << 20))
+        return 0;
       o->shape_k = k;
       o->shape_n = n;
     } else if (strcmp(argv[i], "--bits") == 0 && i + 1 < argc) {

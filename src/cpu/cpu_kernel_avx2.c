@@ -1,7 +1,7 @@
 /* AVX2 kernel. A column's codes are read 32 rows (one chunk) at a time and
  * turned into four vectors of ŵ in lane order (cpu_kernel.h):
- *   bits 1-2  vpmovzxbd + shift + vpermilps on a 4-entry table (fp32: T's
- *             own, shared, times s as below)
+ *   bits 1-2  vpmovzxbd + shift + vpermilps on a 4-entry table (fp32,
+ *             M >= 9: T's own, shared, times s as below)
  *   bits 3-4  vpshufb on the four byte planes of a 16-entry fp32 table,
  *             reassembled into floats by two rounds of unpacks; for fp32
  *             activations the planes are T's own, shared by every column,
@@ -11,14 +11,15 @@
  * Every table holds ŵ = round_c(T_c × s_c) for one (group, column); the two
  * 16-row halves of a chunk may belong to different groups (group size 16),
  * so each 128-bit lane carries its own half's table. All of these are
- * in-lane operations, cheap on every AVX2 core, unlike vpermps.
+ * in-lane operations, cheap on every AVX2 core.
  * fp32 activations with 1-4 bit codes and M <= 8 take the "gemv" lookups
  * instead (GEMV_*, below): per segment and column a one-register table
  * fl(T·s) for 1-3 bit codes (vpermilps, or vpermps for 3 bits: one
  * lane-crossing permute per 8 values beats 3 shuffles per 8 on Zen 3), the
  * shared byte planes times s for 4 bits.
- * M = 1 runs the block's columns straight into registers; M <= 8 (fp32)
- * or M <= 4 (other tables) feeds each lookup to up to four rows directly;
+ * M = 1 runs the block's columns straight into registers; M <= 8 (fp32,
+ * 1-4 bits) or M <= 4 (other tables) feeds each lookup to up to four rows
+ * directly;
  * larger M dequantizes a 128-row segment of one column into a small buffer
  * and multiplies it with up to 32 rows of X, eight at a time, while that
  * segment of X stays in L1 across a tile of 16 columns. */
@@ -580,6 +581,7 @@ TARGET static void init_ctx(const cpu_kernel_args *a, avx2_ctx *x) {
   float arranged[16];
   for (int i = 0; i < 16; i++) arranged[i] = a->table_c[bits <= 2 ? i % size : i];
   x->a = a;
+  memset(&x->shared, 0, sizeof x->shared); /* the gemv paths read every plane, whatever the kind */
   const int scaled = a->c == LUTMM_DTYPE_F32;
   x->kind = bits > 4    ? LOOKUP_GATHER
             : bits <= 2 ? (scaled ? LOOKUP_SCALED_QUAD : LOOKUP_QUAD)
@@ -638,7 +640,9 @@ INLINE void dequant_gemv(const avx2_ctx *x, const int kind, int64_t n0, int64_t 
     const uint8_t *chunk = cpu_codes_chunk(a->codes, n, 0);
     for (int64_t k = 0, group = 0; k < k32; group++) {
       const __m256 table = segment_table(x, kind, 1, group, n, k);
-      for (const int64_t end = k + g; k < end; k += CPU_CHUNK_K, chunk += chunk_step) {
+      /* Aligned groups divide K (validation), so k + g <= k32; the clamp
+       * keeps a looser geometry from writing past the column. */
+      for (const int64_t end = k + g < k32 ? k + g : k32; k < end; k += CPU_CHUNK_K, chunk += chunk_step) {
         __m256 v[4];
         gemv_values(kind, p0, p1, p2, p3, table, chunk, v);
         for (int q = 0; q < 4; q++) _mm256_storeu_ps(column + k + 8 * q, v[q]);
