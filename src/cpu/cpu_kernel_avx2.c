@@ -273,6 +273,13 @@ static inline int64_t segment_end(int64_t g, int64_t k, int64_t k1) {
   return end < k1 ? end : k1;
 }
 
+/* The gemv loops' segment from row k (in group `group`): the whole group
+ * when groups are chunk-aligned, else segment_end's run; never past k1. */
+static inline int64_t gemv_segment_end(int64_t g, int aligned, int64_t group, int64_t k, int64_t k1) {
+  const int64_t end = aligned ? (group + 1) * g : segment_end(g, k, k1);
+  return end < k1 ? end : k1;
+}
+
 /* s of the chunk at row k for column n, half h in 128-bit lane h. */
 INLINE __m256 half_scales(const avx2_ctx *x, int64_t n, int64_t k) {
   const int64_t g0 = k / x->a->group_size, g1 = (k + 16) / x->a->group_size;
@@ -373,8 +380,7 @@ INLINE void gemv_columns(const avx2_ctx *x, const int kind, const int C, const i
   for (int c = 0; c < C; c++) acc[c][0] = acc[c][1] = _mm256_setzero_ps();
   const uint8_t *chunk = cpu_codes_chunk(a->codes, n0, k0 / CPU_CHUNK_K);
   for (int64_t k = k0, group = k0 / g; k < k1; group++) {
-    int64_t end = aligned ? (group + 1) * g : segment_end(g, k, k1);
-    if (end > k1) end = k1;
+    const int64_t end = gemv_segment_end(g, aligned, group, k, k1);
     for (int c = 0; c < C; c++) table[c] = segment_table(x, kind, aligned, group, n0 + c, k);
     for (; k < end; k += CPU_CHUNK_K, chunk += chunk_step) gemv_chunk(x, kind, C, A, table, chunk, a->x + k, acc);
   }
@@ -415,8 +421,7 @@ INLINE void few_rows_gemv(const avx2_ctx *x, const int kind, const int R, int64_
   for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps();
   const uint8_t *chunk = cpu_codes_chunk(a->codes, n, k0 / CPU_CHUNK_K);
   for (int64_t k = k0, group = k0 / g; k < k1; group++) {
-    int64_t end = aligned ? (group + 1) * g : segment_end(g, k, k1);
-    if (end > k1) end = k1;
+    const int64_t end = gemv_segment_end(g, aligned, group, k, k1);
     const __m256 table = segment_table(x, kind, aligned, group, n, k);
     for (; k < end; k += CPU_CHUNK_K, chunk += chunk_step) {
       __m256 v[4];
