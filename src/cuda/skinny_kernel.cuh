@@ -103,9 +103,8 @@ __device__ __forceinline__ plane_lanes<BITS> lanes_of(const lutmm_cuda_gemm_para
 
 /* This lane's words of flat atom `atom` (column · k_atoms + k-atom): plane by
  * plane, 16 bytes per chunk (vector 32c + lane of the atom is lane's chunk c). */
-template <int MB, int BITS>
-__device__ __forceinline__ void load_atom(const plane_lanes<BITS> &pl, uint32_t atom,
-                                          uint32_t (&w)[cfg<MB, BITS>::WORDS]) {
+template <int BITS>
+__device__ __forceinline__ void load_atom(const plane_lanes<BITS> &pl, uint32_t atom, uint32_t (&w)[4 * BITS]) {
 #pragma unroll
   for (int sl = 0; sl < slices<BITS>::count; sl++) {
     const int width = slices<BITS>::width(sl), first_word = 4 * slices<BITS>::shift(sl);
@@ -415,7 +414,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
   if (lo < hi) {
     load_x_chunk<MB, BITS>(p, lo, hi, xbuf);
     if (at.column_ok) {
-      load_atom<MB, BITS>(planes, at.atom, w0);
+      load_atom<BITS>(planes, at.atom, w0);
       load_scales<ONE_ROW>(p, at.column, 2 * at.c.it, lane, entry0);
     }
   }
@@ -446,7 +445,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
       if (chunk_pos == 0) __syncthreads();
       else __syncwarp();
       if (column_ok && odd_exists) {
-        load_atom<MB, BITS>(planes, at.atom + 1, w1);
+        load_atom<BITS>(planes, at.atom + 1, w1);
         if (((uint32_t)(even + 1) & group_mask) == 0) load_scales<ONE_ROW>(p, at.column, even + 1, lane, entry1);
       }
       cp_async_commit();
@@ -464,7 +463,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
         position<MB, BITS> ahead = at; /* not kept: recomputed below, fewer live registers */
         ahead.next(p, warp);
         if (ahead.column_ok) {
-          load_atom<MB, BITS>(planes, ahead.atom, w0);
+          load_atom<BITS>(planes, ahead.atom, w0);
           if (((uint32_t)(2 * ahead.c.it) & group_mask) == 0)
             load_scales<ONE_ROW>(p, ahead.column, 2 * ahead.c.it, lane, entry0);
         }
