@@ -41,12 +41,12 @@ static void convert_block(const lutmm_weights *w, cpu_codes *c, int64_t block) {
   convert_block_scales(w, c, block);
 }
 
-/* Bytes of the codes (with the over-read tail) and of the scales. */
+/* Bytes of the codes (with the over-read tail) and floats of the scales. */
 static lutmm_status copy_sizes(const cpu_codes *c, size_t *code_bytes, size_t *scale_floats) {
   size_t bytes = 0;
   lutmm_status st = lutmm_checked_mul((size_t)c->blocks, c->block_stride, &bytes);
   if (st == LUTMM_OK && bytes > SIZE_MAX - CPU_CODES_TAIL) st = LUTMM_ERR_OVERFLOW;
-  *code_bytes = bytes + CPU_CODES_TAIL;
+  if (st == LUTMM_OK) *code_bytes = bytes + CPU_CODES_TAIL;
   if (st == LUTMM_OK) st = lutmm_checked_mul((size_t)c->blocks * CPU_BLOCK_N, (size_t)c->groups, scale_floats);
   if (st == LUTMM_OK && *scale_floats > SIZE_MAX / sizeof(float)) st = LUTMM_ERR_OVERFLOW;
   return st;
@@ -59,13 +59,14 @@ lutmm_status cpu_codes_create(const lutmm_weights *w, int threads, cpu_codes **o
   c->chunk_bytes = cpu_chunk_bytes(c->bits);
   c->k32 = (w->params.k + CPU_CHUNK_K - 1) / CPU_CHUNK_K * CPU_CHUNK_K;
   c->blocks = (w->params.n + CPU_BLOCK_N - 1) / CPU_BLOCK_N;
-  c->groups = w->geom.num_groups;
+  /* The kernels read widened scales only where cpu_codes.h says. */
+  c->groups = c->bits <= 4 && w->geom.group_size % CPU_CHUNK_K == 0 ? w->geom.num_groups : 0;
   size_t code_bytes = 0, scale_floats = 0;
   lutmm_status st = lutmm_checked_mul((size_t)(c->k32 / CPU_CHUNK_K) * CPU_BLOCK_N, (size_t)c->chunk_bytes,
                                       &c->block_stride);
   if (st == LUTMM_OK) st = copy_sizes(c, &code_bytes, &scale_floats);
   if (st == LUTMM_OK && (c->data = calloc(1, code_bytes)) == NULL) st = LUTMM_ERR_OUT_OF_MEMORY;
-  if (st == LUTMM_OK && (c->scales = calloc(scale_floats == 0 ? 1 : scale_floats, sizeof(float))) == NULL)
+  if (st == LUTMM_OK && scale_floats > 0 && (c->scales = calloc(scale_floats, sizeof(float))) == NULL)
     st = LUTMM_ERR_OUT_OF_MEMORY;
   if (st != LUTMM_OK) {
     cpu_codes_destroy(c);

@@ -17,7 +17,9 @@
  * Beside the codes, the scales widened to float in the same block order
  * (block, group, column of the block), so a kernel running a block's
  * columns along K finds a group's scales in one place, without converting
- * them per use. Columns past N have scale 0. */
+ * them per use. Columns past N have scale 0. Only the lookups of 1-4 bit
+ * codes in groups of whole chunks (a multiple of 32 rows) read them, so
+ * other weights keep none (groups = 0, scales = NULL). */
 #ifndef LUTMM_CPU_CODES_H
 #define LUTMM_CPU_CODES_H
 
@@ -38,7 +40,7 @@ typedef struct cpu_codes {
   int64_t blocks;       /* column blocks */
   size_t block_stride;  /* bytes of one block */
   uint8_t *data;
-  int64_t groups;       /* scale groups along K */
+  int64_t groups;       /* scale groups along K held in `scales` (0: none) */
   float *scales;        /* blocks × groups × CPU_BLOCK_N */
 } cpu_codes;
 
