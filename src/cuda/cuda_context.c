@@ -14,18 +14,23 @@ static size_t default_workspace_bytes(int sm_count) {
 }
 
 static lutmm_status read_device(lutmm_cuda_state *s) {
-  int smem_sm = 0, smem_block = 0;
+  int smem_sm = 0, smem_block = 0, reserved = 0;
   cudaError_t err = cudaGetDevice(&s->device);
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&s->sm_count, cudaDevAttrMultiProcessorCount, s->device);
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, s->device);
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, s->device);
+  /* No lutmm kernel has static shared memory, so a block's dynamic shared
+   * memory starts right after the driver's reserved bytes; the skinny
+   * kernel places its table on a 64 KiB boundary of that window. */
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, s->device);
   s->smem_per_sm = (size_t)smem_sm;
   s->smem_per_block = (size_t)smem_block;
+  s->smem_base = (uint32_t)reserved;
   if (err == cudaSuccess) err = lutmm_cuda_gemm_allow_smem_f16(s->smem_per_block);
   if (err == cudaSuccess) err = lutmm_cuda_gemm_allow_smem_bf16(s->smem_per_block);
-  if (err == cudaSuccess) err = lutmm_cuda_skinny_allow_smem_f16(s->smem_per_block);
-  if (err == cudaSuccess) err = lutmm_cuda_skinny_allow_smem_bf16(s->smem_per_block);
+  if (err == cudaSuccess) err = lutmm_cuda_skinny_allow_smem_f16(s->smem_per_block, s->smem_base);
+  if (err == cudaSuccess) err = lutmm_cuda_skinny_allow_smem_bf16(s->smem_per_block, s->smem_base);
   return lutmm_cuda_status(err);
 }
 

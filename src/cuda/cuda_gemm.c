@@ -149,13 +149,18 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const
 }
 
 /* The skinny kernel numbers units and atoms in 32 bits (padded tiles
- * included); no weights that fit a GPU come near that. */
-static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
+ * included) and addresses scales with 32-bit byte offsets; no weights that
+ * fit a GPU come near either limit. Its shared memory
+ * (about 210 KiB for 4-bit codes) fits Hopper but not every Ampere part. */
+static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
+                      const lutmm_cuda_gemm_params *p) {
   const int mb = lutmm_skinny_mb(a->m);
   const int64_t columns = (w->geom.n_atoms + lutmm_skinny_warps(mb) - 1) / lutmm_skinny_warps(mb) *
                           lutmm_skinny_warps(mb);
-  return w->params.bits <= 4 && a->m <= 32 && lutmm_skinny_smem_bytes(w->params.bits, mb) <= s->smem_per_block &&
-         columns * (w->geom.k_atoms + 1) < ((int64_t)1 << 31);
+  return w->params.bits <= 4 && a->m <= 32 &&
+         lutmm_skinny_smem_bytes(s->smem_base, w->params.bits, mb, p->atom_one_group) <= s->smem_per_block &&
+         columns * (w->geom.k_atoms + 1) < ((int64_t)1 << 31) &&
+         w->geom.scale_rows * w->geom.n_pad * 4 < ((int64_t)1 << 31);
 }
 
 lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const lutmm_gemm_args *args) {
@@ -163,10 +168,11 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   lutmm_cuda_gemm_params p;
   memset(&p, 0, sizeof p);
   fill_operands(w, args, &p);
-  if (use_skinny(s, w, args)) {
+  if (use_skinny(s, w, args, &p)) {
     plan_skinny(s, w, args, &p);
-    return lutmm_cuda_status(args->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_skinny_f16(s->stream, &p)
-                                                              : lutmm_cuda_launch_skinny_bf16(s->stream, &p));
+    return lutmm_cuda_status(args->x_dtype == LUTMM_DTYPE_F16
+                                 ? lutmm_cuda_launch_skinny_f16(s->stream, &p, s->smem_base)
+                                 : lutmm_cuda_launch_skinny_bf16(s->stream, &p, s->smem_base));
   }
   /* The tiled kernel keeps 1..4-bit codes only at MF = 4 (gemm_launch.cuh). */
   gemm_plan plan = {w->params.bits <= 4 ? 4 : pick_mf(args->m), 0, 0, 0, 0};

@@ -61,11 +61,12 @@ cudaError_t lutmm_cuda_launch_gemm_f16(cudaStream_t stream, const lutmm_cuda_gem
 cudaError_t lutmm_cuda_launch_gemm_bf16(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem);
 cudaError_t lutmm_cuda_launch_fixup(cudaStream_t stream, const lutmm_cuda_gemm_params *p);
 /* The skinny kernel (M <= 32, 1..4-bit codes), skinny_f16.cu / skinny_bf16.cu:
- * its own shared-memory size (lutmm_skinny_smem_bytes) and in-kernel fixup. */
-cudaError_t lutmm_cuda_launch_skinny_f16(cudaStream_t stream, const lutmm_cuda_gemm_params *p);
-cudaError_t lutmm_cuda_launch_skinny_bf16(cudaStream_t stream, const lutmm_cuda_gemm_params *p);
-cudaError_t lutmm_cuda_skinny_allow_smem_f16(size_t limit);
-cudaError_t lutmm_cuda_skinny_allow_smem_bf16(size_t limit);
+ * its own shared-memory size (lutmm_skinny_smem_bytes, from the window
+ * address `smem_base` where dynamic shared memory starts) and in-kernel fixup. */
+cudaError_t lutmm_cuda_launch_skinny_f16(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base);
+cudaError_t lutmm_cuda_launch_skinny_bf16(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base);
+cudaError_t lutmm_cuda_skinny_allow_smem_f16(size_t limit, uint32_t smem_base);
+cudaError_t lutmm_cuda_skinny_allow_smem_bf16(size_t limit, uint32_t smem_base);
 /* Lets every GEMM kernel of one dtype use up to `bytes` of dynamic shared memory. */
 cudaError_t lutmm_cuda_gemm_allow_smem_f16(size_t bytes);
 cudaError_t lutmm_cuda_gemm_allow_smem_bf16(size_t bytes);

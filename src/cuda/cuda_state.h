@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backend.h"
 
@@ -14,6 +15,7 @@ typedef struct lutmm_cuda_state {
   int sm_count;
   size_t smem_per_sm;     /* shared memory of one multiprocessor */
   size_t smem_per_block;  /* opt-in maximum for one block */
+  uint32_t smem_base;     /* window address of dynamic shared memory: the driver's reserved bytes */
   float *own_workspace;   /* allocated by context_init */
   size_t own_workspace_bytes;
   float *workspace;       /* in use: own_workspace or the caller's */

@@ -22,6 +22,11 @@ __device__ __forceinline__ void cp_async16(void *dst, const void *src, int src_b
                "r"(src_bytes));
 }
 
+/* 16 bytes to shared address `dst`, kept out of L1 (read once). */
+__device__ __forceinline__ void cp_async16_to(uint32_t dst, const void *src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+}
+
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 
 /* Waits until at most `pending` committed groups are in flight (0..7). */

@@ -101,13 +101,10 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
 }
 
 /* ---- The skinny kernel (M <= 32, codes of 1..4 bits): docs/HEURISTICS.md.
- * Each warp streams one 64-column atom column through registers; a block of
- * W warps shares its X chunks and its pair table. */
-/* A unit is two k-atoms of one tile column; a warp holds two register slots,
- * the atom it computes and the next one in flight. */
-#define LUTMM_SKINNY_SLOTS 2
+ * Each warp streams one 64-column atom column through its own ring of
+ * shared-memory atom slots (filled by cp.async RING atoms ahead of the one
+ * it computes); a block of W warps shares its X chunks and its pair table. */
 #define LUTMM_SKINNY_X_ROW_BYTES 144 /* 64 fp16 + 16 bytes of padding: conflict-free ldmatrix */
-#define LUTMM_SKINNY_SCALE_ENTRY 1024 /* one atom's scale rows: 4 rows × 64 columns × 4 bytes */
 
 /* As many warps as 64K registers allow at the accumulators' size: 16 for
  * M <= 8, 12 for M <= 16, 8 for M <= 32 (docs/HEURISTICS.md). */
@@ -115,22 +112,53 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
 LUTMM_HD static inline int lutmm_skinny_mb(int64_t m) { return m <= 8 ? 1 : m <= 16 ? 2 : 4; }
 LUTMM_HD static inline int lutmm_skinny_warps(int mb) { return mb == 1 ? 16 : mb == 2 ? 12 : 8; }
 LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* atoms per X chunk */
+
+/* Atoms a warp has in flight: the deepest ring whose slots still fit a
+ * 227 KiB block (H100/H200) beside X, the scale rings and the 64 KiB-aligned
+ * table; only 4-bit codes with 16 warps (or per-slab scales) run short of
+ * room. A macro, so that kernels use it as a constant. */
+#define LUTMM_SKINNY_RING(bits, mb, one_row) \
+  ((bits) == 4 && (mb) == 1 ? ((one_row) ? 3 : 2) : (bits) == 4 && (mb) == 2 && !(one_row) ? 3 : 4)
+/* One ring slot of a warp: 32 lanes × `bits` 16-byte words. */
+#define LUTMM_SKINNY_SLOT_BYTES(bits) (512u * (uint32_t)(bits))
+/* One atom's scale rows: one row when the atom lies in one group, else up
+ * to four (one per 16-row slab); 64 columns of at most 4 bytes each. */
+#define LUTMM_SKINNY_SCALE_ENTRY(one_row) ((one_row) ? 256u : 1024u)
 /* Pair table: entry e at e·256 bytes, lane L's copy at +4L, starting on a
  * 64 KiB boundary of the shared window, so that one PRMT of (index byte,
  * table address | 4L) is the whole lookup address. */
-LUTMM_HD static inline size_t lutmm_skinny_table_bytes(int bits) { return (size_t)256 << (2 * bits); }
-#define LUTMM_SKINNY_TABLE_ALIGN 65536
-LUTMM_HD static inline size_t lutmm_skinny_x_bytes(int mb) {
-  return (size_t)2 * (size_t)lutmm_skinny_chunk(mb) * (size_t)(8 * mb) * LUTMM_SKINNY_X_ROW_BYTES;
+LUTMM_HD static inline uint32_t lutmm_skinny_table_bytes(int bits) { return 256u << (2 * bits); }
+#define LUTMM_SKINNY_TABLE_ALIGN 65536u
+
+/* Where everything lies in the shared window, for a block whose dynamic
+ * shared memory starts at window address `base`: X chunks, then the scale
+ * rings, then the table on the next 64 KiB boundary. Warp rings fill the
+ * gap below the table first (whole rings only), the rest follow the table.
+ * The kernel computes it from its own base; the host from the device's
+ * reserved shared memory, which is where that base lies (no static
+ * shared memory in these kernels). */
+typedef struct lutmm_skinny_layout {
+  uint32_t x, scales, table, gap, gap_warps, above, end; /* window addresses; gap_warps a count */
+} lutmm_skinny_layout;
+
+LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base, int bits, int mb, int one_row) {
+  lutmm_skinny_layout l;
+  const uint32_t warps = (uint32_t)lutmm_skinny_warps(mb), ring = LUTMM_SKINNY_RING(bits, mb, one_row);
+  const uint32_t per_warp = ring * LUTMM_SKINNY_SLOT_BYTES(bits);
+  l.x = base;
+  l.scales = l.x + 2u * (uint32_t)lutmm_skinny_chunk(mb) * (uint32_t)(8 * mb) * LUTMM_SKINNY_X_ROW_BYTES;
+  l.gap = l.scales + warps * ring * LUTMM_SKINNY_SCALE_ENTRY(one_row);
+  l.table = (l.gap + LUTMM_SKINNY_TABLE_ALIGN - 1u) & ~(LUTMM_SKINNY_TABLE_ALIGN - 1u);
+  l.gap_warps = (l.table - l.gap) / per_warp;
+  if (l.gap_warps > warps) l.gap_warps = warps;
+  l.above = l.table + lutmm_skinny_table_bytes(bits);
+  l.end = l.above + (warps - l.gap_warps) * per_warp;
+  return l;
 }
-LUTMM_HD static inline size_t lutmm_skinny_scale_bytes(int mb) {
-  return (size_t)lutmm_skinny_warps(mb) * LUTMM_SKINNY_SLOTS * LUTMM_SKINNY_SCALE_ENTRY;
-}
-/* X chunks and scale rings first, then the table at the next 64 KiB
- * boundary: the allocation covers the worst-case gap. */
-LUTMM_HD static inline size_t lutmm_skinny_smem_bytes(int bits, int mb) {
-  return lutmm_skinny_x_bytes(mb) + lutmm_skinny_scale_bytes(mb) + (LUTMM_SKINNY_TABLE_ALIGN - 16) +
-         lutmm_skinny_table_bytes(bits);
+
+/* Dynamic shared memory of one skinny block. */
+LUTMM_HD static inline size_t lutmm_skinny_smem_bytes(uint32_t base, int bits, int mb, int one_row) {
+  return (size_t)(lutmm_skinny_layout_at(base, bits, mb, one_row).end - base);
 }
 
 #endif

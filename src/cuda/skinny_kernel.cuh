@@ -3,13 +3,14 @@
  *
  * Work is a Stream-K range of units (tile, k-atom pair) per block; a tile is
  * W consecutive 64-column atom columns and warp w owns column w of every
- * tile. So each warp streams its own atoms global -> registers through two
- * register slots (the atom it computes and the next one in flight; no
- * shared-memory round trip and no block barrier per atom), while the block
- * shares two things: X, staged in chunks of 16/MB k-atoms by cp.async with
- * one barrier per chunk, and the pair table. A unit of two atoms keeps the
- * slots' roles fixed (slot 0 = even atom, slot 1 = odd atom), so the loop
- * body is written once and its bookkeeping is paid once per two atoms.
+ * tile. Each warp streams its own atoms through a ring of RING shared-memory
+ * slots: a lane cp.asyncs exactly the 16-byte words it later reads back, so
+ * the ring needs no barrier, only the lane's own cp.async groups (one group
+ * per atom, the ring refilled RING atoms ahead of the atom computed). The
+ * block shares two things: X, staged in chunks of 16/MB k-atoms (a chunk's
+ * copy starts when the previous chunk starts, one barrier per chunk), and
+ * the pair table. A unit of two atoms keeps the loop's bookkeeping to once
+ * per two atoms.
  *
  * The MMA runs transposed: Y^T = W^T X^T. The dequantized pairs a lane holds
  * (B-fragment order in the packed layout) are exactly the A fragment of
@@ -43,7 +44,15 @@ struct cfg {
   static constexpr int SLOT_BYTES = ROWS * LUTMM_SKINNY_X_ROW_BYTES;
   static constexpr int CHUNK_BYTES = CHUNK * SLOT_BYTES;
   static constexpr int TILE_N = 64 * WARPS;
-  static_assert(LUTMM_SKINNY_SLOTS == 2, "the loop body computes slot 0, then slot 1");
+};
+
+/* A warp's ring: atoms in flight and the bytes of one atom and of its scales. */
+template <int MB, int BITS, bool ONE_ROW>
+struct ring {
+  static constexpr int DEPTH = LUTMM_SKINNY_RING(BITS, MB, ONE_ROW);
+  static constexpr uint32_t SLOT = LUTMM_SKINNY_SLOT_BYTES(BITS);
+  static constexpr uint32_t ENTRY = LUTMM_SKINNY_SCALE_ENTRY(ONE_ROW);
+  static_assert(DEPTH >= 2 && DEPTH <= 8, "cp.async.wait_group takes 0..7");
 };
 
 /* A unit: the tile (W atom columns) and the k-atom pair. The planner keeps
@@ -63,6 +72,27 @@ __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, cursor 
   }
 }
 
+/* Stream-K ranges without a 64-bit integer division (a long subroutine on
+ * the GPU): a / d for 0 <= a < 2^53 from the double quotient, which is
+ * within one of the exact one, then one exact integer check each way. */
+__device__ __forceinline__ int64_t floor_div(int64_t a, int64_t d) {
+  int64_t q = (int64_t)((double)a / (double)d);
+  if (q * d > a) q--;
+  else if ((q + 1) * d <= a) q++;
+  return q;
+}
+
+/* Block b's first unit: floor(b·units/grid), as lutmm_cuda_range_start. */
+__device__ __forceinline__ int64_t range_start(const lutmm_cuda_gemm_params &p, int64_t b) {
+  return floor_div(b * p.units, p.grid);
+}
+
+/* The block whose range holds unit u: the largest b with
+ * floor(b·units/grid) <= u, that is b·units <= (u + 1)·grid − 1. */
+__device__ __forceinline__ int64_t block_of(const lutmm_cuda_gemm_params &p, int64_t u) {
+  return floor_div((u + 1) * p.grid - 1, p.units);
+}
+
 /* Scale row of K-row k: rows past K reuse the last group (X is zero there). */
 __device__ __forceinline__ int64_t scale_row(const lutmm_cuda_gemm_params &p, int64_t k) {
   const int64_t g = lutmm_cuda_group_of(&p, k < p.k - 1 ? k : p.k - 1);
@@ -75,15 +105,6 @@ __device__ __forceinline__ int64_t first_scale_row(const lutmm_cuda_gemm_params 
   if (p.atom_group_log2 < 0) return scale_row(p, (int64_t)atom * 64);
   const int64_t r = atom >> p.atom_group_log2;
   return r < p.scale_rows - 1 ? r : p.scale_rows - 1;
-}
-
-/* 16 bytes of weights that no one reads twice: keep them out of L1. */
-__device__ __forceinline__ uint4 load_stream(const uint4 *src) {
-  uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(src));
-  return v;
 }
 
 /* This lane's first vector of every plane: the planes' atoms are laid out
@@ -101,21 +122,32 @@ __device__ __forceinline__ plane_lanes<BITS> lanes_of(const lutmm_cuda_gemm_para
   return pl;
 }
 
-/* This lane's words of flat atom `atom` (column · k_atoms + k-atom): plane by
- * plane, 16 bytes per chunk (vector 32c + lane of the atom is lane's chunk c). */
+/* Starts copying this lane's words of flat atom `atom` (column · k_atoms +
+ * k-atom) into its ring slot: 16-byte word q of every plane (vector 32c +
+ * lane of the plane's atom, q = shift + c) to slot_lane + 512·q. Those are
+ * exactly the bytes this lane reads back (read_atom), and a warp's reads of
+ * one q cover 512 contiguous bytes: no bank conflicts. */
 template <int BITS>
-__device__ __forceinline__ void load_atom(const plane_lanes<BITS> &pl, uint32_t atom, uint32_t (&w)[4 * BITS]) {
+__device__ __forceinline__ void fetch_atom(const plane_lanes<BITS> &pl, uint32_t atom, uint32_t slot_lane) {
 #pragma unroll
   for (int sl = 0; sl < slices<BITS>::count; sl++) {
-    const int width = slices<BITS>::width(sl), first_word = 4 * slices<BITS>::shift(sl);
+    const int width = slices<BITS>::width(sl), shift = slices<BITS>::shift(sl);
     const uint4 *mine = pl.at[sl] + (size_t)atom * (32 * width);
 #pragma unroll
-    for (int c = 0; c < width; c++) {
-      const uint4 v = load_stream(mine + 32 * c);
-      w[first_word + 4 * c] = v.x, w[first_word + 4 * c + 1] = v.y;
-      w[first_word + 4 * c + 2] = v.z, w[first_word + 4 * c + 3] = v.w;
-    }
+    for (int c = 0; c < width; c++) cp_async16_to(slot_lane + 512 * (shift + c), mine + 32 * c);
   }
+}
+
+/* This lane's words of the atom in its ring slot, as pair_indices reads
+ * them: word 4q + i is element i of 16-byte word q. Volatile: the bytes arrive by
+ * cp.async, so the read must stay after the wait for them. */
+template <int BITS>
+__device__ __forceinline__ void read_atom(uint32_t slot_lane, uint32_t (&w)[4 * BITS]) {
+#pragma unroll
+  for (int q = 0; q < BITS; q++)
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(w[4 * q]), "=r"(w[4 * q + 1]), "=r"(w[4 * q + 2]), "=r"(w[4 * q + 3])
+                 : "r"(slot_lane + 512 * q));
 }
 
 /* The scale rows of k-atom `atom` of a column (at most 4: one per 16-row
@@ -123,16 +155,18 @@ __device__ __forceinline__ void load_atom(const plane_lanes<BITS> &pl, uint32_t 
 template <bool ONE_ROW>
 __device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, int column, int atom, int lane,
                                             uint8_t *entry) {
-  const int64_t r0 = first_scale_row(p, atom);
+  /* Byte offsets in 32 bits: the planner keeps the scale array below 2 GiB. */
+  const uint32_t r0 = (uint32_t)first_scale_row(p, atom);
   const int log2_elem = p.scale_dtype == LUTMM_DTYPE_F32 ? 2 : 1;
   const int log2_vpr = 2 + log2_elem; /* 16-byte vectors per 64-column row */
-  const uint8_t *first = (const uint8_t *)p.scales + ((r0 * p.n_pad + (int64_t)column * 64) << log2_elem);
+  const uint8_t *first =
+      (const uint8_t *)p.scales + ((r0 * (uint32_t)p.n_pad + (uint32_t)column * 64u) << log2_elem);
   if (ONE_ROW) {
     if (lane < 1 << log2_vpr) cp_async16(entry + lane * 16, first + lane * 16, 16);
     return;
   }
   const int rows = (int)(scale_row(p, (int64_t)atom * 64 + 48) - r0) + 1;
-  const int64_t row_bytes = p.n_pad << log2_elem;
+  const uint32_t row_bytes = (uint32_t)p.n_pad << log2_elem;
   for (int v = lane; v < rows << log2_vpr; v += 32) {
     const int r = v >> log2_vpr, c = v & ((1 << log2_vpr) - 1);
     cp_async16(entry + r * 256 + c * 16, first + r * row_bytes + c * 16, 16);
@@ -264,9 +298,8 @@ __device__ __forceinline__ void zero_accumulators(float (&acc)[MB][4][4]) {
       for (int e = 0; e < 4; e++) acc[mb][j][e] = 0.0f;
 }
 
-/* Element e of n16 block j, m8 block mb in this lane's accumulators. */
-__device__ __forceinline__ int acc_row(int mb, int lane, int e) { return 8 * mb + 2 * (lane % 4) + (e & 1); }
-__device__ __forceinline__ int acc_col(int j, int lane, int e) { return 16 * j + lane / 4 + 8 * (e >> 1); }
+/* Element e of n16 block j, m8 block mb in this lane's accumulators is
+ * row 8·mb + 2·(lane % 4) + (e & 1), column 16·j + lane / 4 + 8·(e >> 1). */
 
 /* The last contributor of a cut column adds every partial in block order.
  * Lane l owns elements l + 32·i (row i/2, column l + 32·(i % 2)); each
@@ -279,7 +312,7 @@ __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int w
   constexpr int PER_LANE = C::ROWS * 64 / 32;
   const int64_t first_unit = (int64_t)tile * p.iters;
   const int64_t first_slot =
-      lutmm_cuda_range_start(p.units, p.grid, first) == first_unit ? 2 * first : 2 * first + 1;
+      range_start(p, first) == first_unit ? 2 * first : 2 * first + 1;
   const size_t tile_elems = (size_t)C::ROWS * C::TILE_N;
   const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
   const int rows = (int)p.m;
@@ -305,6 +338,37 @@ __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int w
   }
 }
 
+template <typename Out>
+__device__ __forceinline__ Out output_of(float v);
+template <>
+__device__ __forceinline__ float output_of<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ __half output_of<__half>(float v) { return __float2half_rn(v); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 output_of<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+/* A whole tile column straight to Y: lane rows 8·mb + row0 (+1), columns
+ * 16·j + col (+8), so every address is a row base plus a constant. */
+template <typename Out, int MB>
+__device__ __forceinline__ void store_column(const lutmm_cuda_gemm_params &p, int64_t column0, int row0, int col,
+                                             const float (&acc)[MB][4][4]) {
+  Out *y = (Out *)p.y + column0 + col;
+  const int64_t columns_left = p.n - column0 - col;
+#pragma unroll
+  for (int mb = 0; mb < MB; mb++)
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+      const int m = 8 * mb + row0 + r;
+      if (m >= p.m) continue;
+      Out *row = y + (int64_t)m * p.n;
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+          if (16 * j + 8 * h < columns_left) row[16 * j + 8 * h] = output_of<Out>(acc[mb][j][2 * h + r]);
+    }
+}
+
 /* Writes a finished segment: straight to Y for a whole tile, else to the
  * block's workspace slot, and the column's last contributor reduces. */
 template <int MB, int BITS>
@@ -313,25 +377,29 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   using C = cfg<MB, BITS>;
   const int64_t column0 = ((int64_t)c.tile * C::WARPS + warp) * 64;
   const int64_t first_unit = (int64_t)c.tile * p.iters;
-  const bool whole = segment_start == first_unit && c.it == p.iters - 1;
+  const int row0 = 2 * (lane % 4), col = lane / 4; /* element 0's row and column */
+  if (segment_start == first_unit && c.it == p.iters - 1) {
+    if (p.y_dtype == LUTMM_DTYPE_F32) store_column<float, MB>(p, column0, row0, col, acc);
+    else if (p.y_dtype == LUTMM_DTYPE_F16) store_column<__half, MB>(p, column0, row0, col, acc);
+    else store_column<__nv_bfloat16, MB>(p, column0, row0, col, acc);
+    return;
+  }
   const int64_t slot = segment_start == lo ? 2 * (int64_t)blockIdx.x : 2 * (int64_t)blockIdx.x + 1;
-  float *part = p.workspace + (size_t)slot * C::ROWS * C::TILE_N + (size_t)warp * 64;
+  float *part = p.workspace + (size_t)slot * C::ROWS * C::TILE_N + (size_t)warp * 64 + row0 * C::TILE_N + col;
 #pragma unroll
   for (int mb = 0; mb < MB; mb++)
 #pragma unroll
-    for (int j = 0; j < 4; j++)
+    for (int r = 0; r < 2; r++) {
+      if (8 * mb + row0 + r >= p.m) continue;
 #pragma unroll
-      for (int e = 0; e < 4; e++) {
-        const int m = acc_row(mb, lane, e), n = acc_col(j, lane, e);
-        if (m >= p.m) continue;
-        if (!whole) part[(size_t)m * C::TILE_N + n] = acc[mb][j][e];
-        else if (column0 + n < p.n) store_output(p.y, p.y_dtype, m * p.n + column0 + n, acc[mb][j][e]);
-      }
-  if (whole) return;
+      for (int j = 0; j < 4; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) part[(8 * mb + r) * C::TILE_N + 16 * j + 8 * h] = acc[mb][j][2 * h + r];
+    }
   __threadfence();
   __syncwarp();
-  const int64_t first = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit);
-  const int64_t last = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit + p.iters - 1);
+  const int64_t first = block_of(p, first_unit);
+  const int64_t last = block_of(p, first_unit + p.iters - 1);
   int *ticket = p.tickets + first * C::WARPS + warp;
   int arrived = 0;
   if (lane == 0) arrived = atomicAdd(ticket, 1);
@@ -383,42 +451,80 @@ struct position {
   }
 };
 
+/* The warp's next atom to fetch, in the order the warp computes them: the
+ * even atom of each unit, then its odd atom when K has one. It runs RING
+ * atoms ahead of the computing position and stops at the block's last unit. */
+template <int MB, int BITS>
+struct fetcher {
+  position<MB, BITS> at;
+  int u;
+  bool odd;
+
+  /* Starts the copy of this atom (and, at a group start or the block's first
+   * atom, its scale rows) into ring slot `slot_lane` / scale entry `entry`. */
+  template <bool ONE_ROW>
+  __device__ __forceinline__ void issue(const lutmm_cuda_gemm_params &p, const plane_lanes<BITS> &planes, int lo,
+                                        int hi, int lane, uint32_t group_mask, uint32_t slot_lane, uint8_t *entry) const {
+    if (u >= hi || !at.column_ok) return;
+    const int k_atom = 2 * at.c.it + (odd ? 1 : 0);
+    fetch_atom<BITS>(planes, at.atom + (odd ? 1u : 0u), slot_lane);
+    if ((u == lo && !odd) || ((uint32_t)k_atom & group_mask) == 0) load_scales<ONE_ROW>(p, at.column, k_atom, lane, entry);
+  }
+  __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, int warp) {
+    if (!odd && 2 * at.c.it + 1 < (int)p.k_atoms) {
+      odd = true;
+      return;
+    }
+    odd = false;
+    u++;
+    at.next(p, warp);
+  }
+};
+
+/* Where this warp's ring lies: whole rings fill the gap below the table
+ * first, the rest follow the table (lutmm_skinny_layout_at). */
+template <int MB, int BITS, bool ONE_ROW>
+__device__ __forceinline__ uint32_t ring_of(const lutmm_skinny_layout &l, int warp) {
+  constexpr uint32_t BYTES = ring<MB, BITS, ONE_ROW>::DEPTH * ring<MB, BITS, ONE_ROW>::SLOT;
+  return (uint32_t)warp < l.gap_warps ? l.gap + (uint32_t)warp * BYTES : l.above + ((uint32_t)warp - l.gap_warps) * BYTES;
+}
+
 template <typename T, int MB, int BITS, bool ONE_ROW>
 __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
   using C = cfg<MB, BITS>;
+  using R = ring<MB, BITS, ONE_ROW>;
   extern __shared__ __align__(16) uint8_t smem[];
   const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
+  const uint32_t base = smem_address(smem);
+  const lutmm_skinny_layout layout = lutmm_skinny_layout_at(base, BITS, MB, ONE_ROW);
   uint8_t *xbuf = smem;
-  uint8_t *entry0 = xbuf + 2 * C::CHUNK_BYTES + (size_t)warp * LUTMM_SKINNY_SLOTS * LUTMM_SKINNY_SCALE_ENTRY;
-  uint8_t *entry1 = entry0 + LUTMM_SKINNY_SCALE_ENTRY;
-  const uint32_t after_rings =
-      smem_address(smem) + 2 * C::CHUNK_BYTES + C::WARPS * LUTMM_SKINNY_SLOTS * LUTMM_SKINNY_SCALE_ENTRY;
-  const uint32_t table_address = (after_rings + LUTMM_SKINNY_TABLE_ALIGN - 1) & ~(uint32_t)(LUTMM_SKINNY_TABLE_ALIGN - 1);
-  uint8_t *table = smem + (table_address - smem_address(smem));
-  const uint32_t table_lane = table_address | (uint32_t)lane * 4;
+  uint8_t *entries = smem + (layout.scales - base) + (size_t)warp * R::DEPTH * R::ENTRY;
+  const uint32_t ring_lane = ring_of<MB, BITS, ONE_ROW>(layout, warp) + 16u * (uint32_t)lane;
+  const uint32_t table_lane = layout.table | (uint32_t)lane * 4;
   const uint8_t *x_lane = xbuf + (lane & 7) * LUTMM_SKINNY_X_ROW_BYTES + 16 * (lane >> 3);
-  build_table<T, MB, BITS>(p, table);
-  __syncthreads();
-
-  const int lo = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x);
-  const int hi = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x + 1);
+  const int lo = (int)range_start(p, blockIdx.x);
+  const int hi = (int)range_start(p, blockIdx.x + 1);
   const plane_lanes<BITS> planes = lanes_of<BITS>(p, lane);
   const uint32_t group_mask = p.atom_group_mask;
   position<MB, BITS> at;
   at.start(p, lo, warp);
 
-  /* Prologue: unit lo's X chunk, its first atom and that atom's scales. */
-  uint32_t w0[C::WORDS], w1[C::WORDS];
+  /* Prologue: X chunk 0 (in the first group), then the first RING atoms,
+   * one cp.async group each. Every thread commits the same groups: all
+   * warps walk the same units, an idle warp commits empty groups. */
+  fetcher<MB, BITS> fetch = {at, lo, false};
+  if (lo < hi) load_x_chunk<MB, BITS>(p, lo, hi, xbuf);
 #pragma unroll
-  for (int i = 0; i < C::WORDS; i++) w0[i] = w1[i] = 0;
-  if (lo < hi) {
-    load_x_chunk<MB, BITS>(p, lo, hi, xbuf);
-    if (at.column_ok) {
-      load_atom<BITS>(planes, at.atom, w0);
-      load_scales<ONE_ROW>(p, at.column, 2 * at.c.it, lane, entry0);
-    }
+  for (int s = 0; s < R::DEPTH; s++) {
+    fetch.template issue<ONE_ROW>(p, planes, lo, hi, lane, group_mask, ring_lane + s * R::SLOT, entries + s * R::ENTRY);
+    cp_async_commit();
+    fetch.advance(p, warp);
   }
-  cp_async_commit();
+  /* The table is built while those copies fly; the first chunk's barrier
+   * (before any lookup) publishes it. */
+  build_table<T, MB, BITS>(p, smem + (layout.table - base));
+  int slot = 0;                  /* ring slot of the atom computed next */
+  int since_x = R::DEPTH - 1;    /* groups committed after the one holding the current X chunk's copy */
 
   uint32_t s2[8]; /* the current atom's scale pairs (kept while the group lasts) */
 #pragma unroll
@@ -436,43 +542,40 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
     zero_accumulators<MB>(acc);
     for (; u < segment_end; u++) {
       const int even = 2 * at.c.it;
-      const bool odd_exists = even + 1 < (int)p.k_atoms;
-
-      /* Slot 0 computes the even atom while the odd one is fetched into
-       * slot 1. Lanes read scale rows other lanes copied; at a chunk start
-       * the whole block's X copies must be in and the previous chunk consumed. */
-      cp_async_wait(0);
-      if (chunk_pos == 0) __syncthreads();
-      else __syncwarp();
-      if (column_ok && odd_exists) {
-        load_atom<BITS>(planes, at.atom + 1, w1);
-        if (((uint32_t)(even + 1) & group_mask) == 0) load_scales<ONE_ROW>(p, at.column, even + 1, lane, entry1);
-      }
-      cp_async_commit();
-      if (column_ok)
-        compute_atom<T, MB, BITS, ONE_ROW>(p, even, lane, w0, entry0, xs, table_lane,
-                                           u != lo && ((uint32_t)even & group_mask) != 0, s2, acc);
-
-      /* Slot 1 computes the odd atom while the next unit's even atom (and,
-       * at a chunk's last unit, the next X chunk) is fetched into slot 0. */
-      cp_async_wait(0);
-      __syncwarp();
-      if (u + 1 < hi) {
-        if (chunk_pos + 1 == C::CHUNK_UNITS)
-          load_x_chunk<MB, BITS>(p, u + 1, hi, xbuf + (chunk_buffer ^ 1) * C::CHUNK_BYTES);
-        position<MB, BITS> ahead = at; /* not kept: recomputed below, fewer live registers */
-        ahead.next(p, warp);
-        if (ahead.column_ok) {
-          load_atom<BITS>(planes, ahead.atom, w0);
-          if (((uint32_t)(2 * ahead.c.it) & group_mask) == 0)
-            load_scales<ONE_ROW>(p, ahead.column, 2 * ahead.c.it, lane, entry0);
+      const int atoms = even + 1 < (int)p.k_atoms ? 2 : 1;
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        if (h == 1 && atoms == 1) break;
+        /* Wait for this atom (and, at a chunk's start, for the chunk's X,
+         * after which every warp must be past the previous chunk: its buffer
+         * takes the next chunk). Lanes read scale rows other lanes copied. */
+        if (h == 0 && chunk_pos == 0) {
+          cp_async_wait(min(R::DEPTH - 1, since_x));
+          __syncthreads();
+          if (u + C::CHUNK_UNITS < hi)
+            load_x_chunk<MB, BITS>(p, u + C::CHUNK_UNITS, hi, xbuf + (chunk_buffer ^ 1) * C::CHUNK_BYTES);
+          since_x = -1;
+        } else {
+          cp_async_wait(R::DEPTH - 1);
+          __syncwarp();
         }
+        if (column_ok) {
+          uint32_t w[C::WORDS];
+          read_atom<BITS>(ring_lane + slot * R::SLOT, w);
+          const bool carry = h == 0 ? u != lo && ((uint32_t)even & group_mask) != 0
+                                    : ((uint32_t)(even + 1) & group_mask) != 0;
+          compute_atom<T, MB, BITS, ONE_ROW>(p, even + h, lane, w, entries + slot * R::ENTRY,
+                                             xs + h * C::SLOT_BYTES, table_lane, carry, s2, acc);
+        }
+        /* Every lane is done with this slot's scale rows: refill it. */
+        __syncwarp();
+        fetch.template issue<ONE_ROW>(p, planes, lo, hi, lane, group_mask, ring_lane + slot * R::SLOT,
+                                      entries + slot * R::ENTRY);
+        cp_async_commit();
+        fetch.advance(p, warp);
+        since_x++;
+        slot = slot + 1 == R::DEPTH ? 0 : slot + 1;
       }
-      cp_async_commit();
-      if (column_ok && odd_exists)
-        compute_atom<T, MB, BITS, ONE_ROW>(p, even + 1, lane, w1, entry1, xs + C::SLOT_BYTES, table_lane,
-                                           ((uint32_t)(even + 1) & group_mask) != 0, s2, acc);
-
       at.next(p, warp);
       if (++chunk_pos == C::CHUNK_UNITS) {
         chunk_pos = 0;

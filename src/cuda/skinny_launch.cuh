@@ -35,29 +35,29 @@ const void *kernel_for(int mb, int bits, int one_row) {
   return one_row ? kernel_for_rows<T, true>(mb, bits) : kernel_for_rows<T, false>(mb, bits);
 }
 
+/* `smem_base`: the shared-window address where dynamic shared memory starts. */
 template <typename T>
-cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p) {
+cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base) {
   void *args[] = {(void *)p};
   return cudaLaunchKernel(kernel_for<T>(p->mb, p->bits, p->atom_one_group), dim3((unsigned)p->grid),
-                          dim3(32 * (unsigned)lutmm_skinny_warps(p->mb)), args, lutmm_skinny_smem_bytes(p->bits, p->mb),
-                          stream);
+                          dim3(32 * (unsigned)lutmm_skinny_warps(p->mb)), args,
+                          lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group), stream);
 }
 
 /* Kernels needing more than `limit` bytes stay unconfigured: the planner
  * never picks them on such a device. */
 template <typename T>
-cudaError_t allow_smem(size_t limit) {
+cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
   const int mbs[3] = {1, 2, 4};
   for (int i = 0; i < 3; i++)
-    for (int bits = 1; bits <= 4; bits++) {
-      if (lutmm_skinny_smem_bytes(bits, mbs[i]) > limit) continue;
+    for (int bits = 1; bits <= 4; bits++)
       for (int one_row = 0; one_row < 2; one_row++) {
+        const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, mbs[i], one_row);
+        if (bytes > limit) continue;
         cudaError_t err = cudaFuncSetAttribute(kernel_for<T>(mbs[i], bits, one_row),
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               (int)lutmm_skinny_smem_bytes(bits, mbs[i]));
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
         if (err != cudaSuccess) return err;
       }
-    }
   return cudaSuccess;
 }
 
