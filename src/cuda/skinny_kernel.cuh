@@ -103,8 +103,8 @@ __device__ __forceinline__ int64_t scale_row(const lutmm_cuda_gemm_params &p, in
  * power-of-two number of atoms (the usual case). */
 __device__ __forceinline__ int64_t first_scale_row(const lutmm_cuda_gemm_params &p, int atom) {
   if (p.atom_group_log2 < 0) return scale_row(p, (int64_t)atom * 64);
-  const int64_t r = atom >> p.atom_group_log2;
-  return r < p.scale_rows - 1 ? r : p.scale_rows - 1;
+  const int r = atom >> p.atom_group_log2, last = (int)p.scale_rows - 1; /* < 2^31: the planner's scale bound */
+  return r < last ? r : last;
 }
 
 /* This lane's first vector of every plane: the planes' atoms are laid out
@@ -229,34 +229,50 @@ __device__ __forceinline__ uint32_t lookup(uint32_t table_lane, uint32_t index, 
   return v;
 }
 
-/* This lane's 8 scales (columns lane/4 + 8·nb) of one ring row, duplicated
- * into compute-dtype pairs; one uniform branch on the stored dtype. */
-template <typename T>
-__device__ __forceinline__ void scale_pairs(const lutmm_cuda_gemm_params &p, const uint8_t *row, int lane,
-                                            uint32_t (&s2)[8]) {
+/* Rewrites a ring entry's scale rows in compute dtype, in place: row r's
+ * 64 stored values (at r·256) become 64 compute-dtype values at the row's
+ * start. A lane converts columns 2·lane and 2·lane + 1; every lane reads
+ * before any lane writes (an fp32 row shrinks onto itself). So each scale
+ * is converted once per group, not once by each of the lanes that read it. */
+template <typename T, bool ONE_ROW>
+__device__ __forceinline__ void convert_scales(const lutmm_cuda_gemm_params &p, uint8_t *entry, int lane) {
+  constexpr int ROWS = ONE_ROW ? 1 : 4;
+  uint32_t pair[ROWS];
+#pragma unroll
+  for (int r = 0; r < ROWS; r++)
+    pair[r] = (uint32_t)scale_in<T>(entry + r * 256, 2 * lane, p.scale_dtype) |
+              (uint32_t)scale_in<T>(entry + r * 256, 2 * lane + 1, p.scale_dtype) << 16;
+  __syncwarp();
+#pragma unroll
+  for (int r = 0; r < ROWS; r++) *(uint32_t *)(entry + r * 256 + 4 * lane) = pair[r];
+  __syncwarp();
+}
+
+/* This lane's 8 scales (columns lane/4 + 8·nb) of one ring row, already in
+ * compute dtype, duplicated into pairs. */
+__device__ __forceinline__ void scale_pairs(const uint8_t *row, int lane, uint32_t (&s2)[8]) {
   const uint16_t *raw = (const uint16_t *)row + lane / 4;
-  if (p.scale_dtype == (int)compute<T>::kDtype) {
 #pragma unroll
-    for (int nb = 0; nb < 8; nb++) s2[nb] = __byte_perm((uint32_t)raw[8 * nb], 0, 0x1010u);
-    return;
-  }
-#pragma unroll
-  for (int nb = 0; nb < 8; nb++) s2[nb] = (uint32_t)scale_in<T>(row, lane / 4 + 8 * nb, p.scale_dtype) * 0x10001u;
+  for (int nb = 0; nb < 8; nb++) s2[nb] = __byte_perm((uint32_t)raw[8 * nb], 0, 0x1010u);
 }
 
 /* One atom: 4 slabs × 4 n16 blocks × MB m8 blocks of mma.m16n8k16. `xs`
  * is this lane's ldmatrix row in the atom's X slot (row lane % 8, k offset
  * 8·(lane / 8): matrices k 0–7, 8–15 of slab kb, then of slab kb + 1). s2
- * holds the previous atom's slab-3 scales; `carry` says they still apply.
+ * holds the previous atom's slab-3 scales; `carry` says they still apply,
+ * else the entry's rows, fresh from the ring, are put in compute dtype first.
  * ONE_ROW: the atom lies in one scale group (group_size % 64 == 0 or one
  * group per column), so its scales never change between slabs. */
 template <typename T, int MB, int BITS, bool ONE_ROW>
 __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, int atom, int lane,
-                                             const uint32_t (&w)[cfg<MB, BITS>::WORDS], const uint8_t *entry,
+                                             const uint32_t (&w)[cfg<MB, BITS>::WORDS], uint8_t *entry,
                                              const uint8_t *xs, uint32_t table_lane, bool carry, uint32_t (&s2)[8],
                                              float (&acc)[MB][4][4]) {
   int held = 0;
-  if (!carry) scale_pairs<T>(p, entry, lane, s2);
+  if (!carry) {
+    if (p.scale_dtype != (int)compute<T>::kDtype) convert_scales<T, ONE_ROW>(p, entry, lane);
+    scale_pairs(entry, lane, s2);
+  }
 #pragma unroll
   for (int kb = 0; kb < 4; kb += 2) {
     uint32_t xf[MB][4];
@@ -268,7 +284,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
       if (!ONE_ROW && slab > 0) {
         const int rr = (int)(scale_row(p, (int64_t)atom * 64 + 16 * slab) - scale_row(p, (int64_t)atom * 64));
         if (rr != held) {
-          scale_pairs<T>(p, entry + rr * 256, lane, s2);
+          scale_pairs(entry + rr * 256, lane, s2);
           held = rr;
         }
       }
@@ -426,14 +442,12 @@ __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
   }
 }
 
-/* Where a warp stands: unit u's tile and pair, its column and that
- * column's flat index of the pair's first atom. */
+/* Where a warp computes: unit u's tile and pair, and the pair's column. */
 template <int MB, int BITS>
 struct position {
   cursor c;
   int column;
   bool column_ok; /* the tile's last columns may lie past N */
-  uint32_t atom;  /* column · k_atoms + 2·c.it */
 
   __device__ __forceinline__ void start(const lutmm_cuda_gemm_params &p, int u, int warp) {
     c = cursor_at(p, u);
@@ -441,43 +455,58 @@ struct position {
   }
   __device__ __forceinline__ void enter_tile(const lutmm_cuda_gemm_params &p, int warp) {
     column = c.tile * cfg<MB, BITS>::WARPS + warp;
-    column_ok = column < p.n_atoms;
-    atom = (uint32_t)column * (uint32_t)p.k_atoms + 2u * (uint32_t)c.it;
+    column_ok = column < (int)p.n_atoms;
   }
   __device__ __forceinline__ void next(const lutmm_cuda_gemm_params &p, int warp) {
     advance(p, c);
     if (c.it == 0) enter_tile(p, warp);
-    else atom += 2;
   }
 };
 
-/* The warp's next atom to fetch, in the order the warp computes them: the
- * even atom of each unit, then its odd atom when K has one. It runs RING
- * atoms ahead of the computing position and stops at the block's last unit. */
+/* The warp's next atom to fetch, in the order the warp computes them: k-atom
+ * k of its column (flat index column · k_atoms + k), then the next tile's
+ * column from k = 0. It runs RING atoms ahead of the computing position and
+ * stops after the block's last atom. */
 template <int MB, int BITS>
 struct fetcher {
-  position<MB, BITS> at;
-  int u;
-  bool odd;
+  uint32_t flat;
+  int k, column;
+  bool column_ok;
+  bool first; /* the block's first atom: its scale rows load whatever its group */
+  int left;   /* atoms of the block's range still to fetch */
+
+  __device__ __forceinline__ void start(const lutmm_cuda_gemm_params &p, const position<MB, BITS> &at, int lo,
+                                        int hi) {
+    const int iters = (int)p.iters;
+    k = 2 * at.c.it;
+    column = at.column;
+    column_ok = at.column_ok;
+    flat = (uint32_t)column * (uint32_t)p.k_atoms + (uint32_t)k;
+    first = true;
+    /* Two atoms per unit, one for a tile's last unit when K has an odd
+     * number of atoms (hi / iters − lo / iters such units in [lo, hi)). */
+    left = 2 * (hi - lo) - ((int)p.k_atoms % 2 == 1 ? hi / iters - lo / iters : 0);
+  }
 
   /* Starts the copy of this atom (and, at a group start or the block's first
    * atom, its scale rows) into ring slot `slot_lane` / scale entry `entry`. */
   template <bool ONE_ROW>
-  __device__ __forceinline__ void issue(const lutmm_cuda_gemm_params &p, const plane_lanes<BITS> &planes, int lo,
-                                        int hi, int lane, uint32_t group_mask, uint32_t slot_lane, uint8_t *entry) const {
-    if (u >= hi || !at.column_ok) return;
-    const int k_atom = 2 * at.c.it + (odd ? 1 : 0);
-    fetch_atom<BITS>(planes, at.atom + (odd ? 1u : 0u), slot_lane);
-    if ((u == lo && !odd) || ((uint32_t)k_atom & group_mask) == 0) load_scales<ONE_ROW>(p, at.column, k_atom, lane, entry);
+  __device__ __forceinline__ void issue(const lutmm_cuda_gemm_params &p, const plane_lanes<BITS> &planes, int lane,
+                                        uint32_t group_mask, uint32_t slot_lane, uint8_t *entry) const {
+    if (left <= 0 || !column_ok) return;
+    fetch_atom<BITS>(planes, flat, slot_lane);
+    if (first || ((uint32_t)k & group_mask) == 0) load_scales<ONE_ROW>(p, column, k, lane, entry);
   }
-  __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, int warp) {
-    if (!odd && 2 * at.c.it + 1 < (int)p.k_atoms) {
-      odd = true;
-      return;
+  __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p) {
+    left--;
+    first = false;
+    flat++;
+    if (++k == (int)p.k_atoms) {
+      k = 0;
+      column += cfg<MB, BITS>::WARPS;
+      column_ok = column < (int)p.n_atoms;
+      flat = (uint32_t)column * (uint32_t)p.k_atoms;
     }
-    odd = false;
-    u++;
-    at.next(p, warp);
   }
 };
 
@@ -512,13 +541,14 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
   /* Prologue: X chunk 0 (in the first group), then the first RING atoms,
    * one cp.async group each. Every thread commits the same groups: all
    * warps walk the same units, an idle warp commits empty groups. */
-  fetcher<MB, BITS> fetch = {at, lo, false};
+  fetcher<MB, BITS> fetch;
+  fetch.start(p, at, lo, hi);
   if (lo < hi) load_x_chunk<MB, BITS>(p, lo, hi, xbuf);
 #pragma unroll
   for (int s = 0; s < R::DEPTH; s++) {
-    fetch.template issue<ONE_ROW>(p, planes, lo, hi, lane, group_mask, ring_lane + s * R::SLOT, entries + s * R::ENTRY);
+    fetch.template issue<ONE_ROW>(p, planes, lane, group_mask, ring_lane + s * R::SLOT, entries + s * R::ENTRY);
     cp_async_commit();
-    fetch.advance(p, warp);
+    fetch.advance(p);
   }
   /* The table is built while those copies fly; the first chunk's barrier
    * (before any lookup) publishes it. */
@@ -569,10 +599,10 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
         }
         /* Every lane is done with this slot's scale rows: refill it. */
         __syncwarp();
-        fetch.template issue<ONE_ROW>(p, planes, lo, hi, lane, group_mask, ring_lane + slot * R::SLOT,
+        fetch.template issue<ONE_ROW>(p, planes, lane, group_mask, ring_lane + slot * R::SLOT,
                                       entries + slot * R::ENTRY);
         cp_async_commit();
-        fetch.advance(p, warp);
+        fetch.advance(p);
         since_x++;
         slot = slot + 1 == R::DEPTH ? 0 : slot + 1;
       }
