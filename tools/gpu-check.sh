@@ -5,8 +5,8 @@
 # $OUT (default /tmp/gpu-check) and a summary table is printed last.
 #   tools/gpu-check.sh [--fuzz-seconds S] [--bench "ARGS"] [--no-bench] [--profile] [--csv-shape KxN]
 # --profile adds Nsight Compute reports of the GEMM kernels on 8192x28672
-# (skinny at M = 1 and 16, tiled at M = 64), with per-SASS-instruction
-# counts in $OUT/ncu-m*.csv. --csv-shape KxN writes the full benchmark of
+# (skinny fp16 at M = 1 and 16, bf16 at M = 1, tiled fp16 at M = 64), with
+# per-SASS-instruction counts and stall samples in $OUT/ncu-*.csv. --csv-shape KxN writes the full benchmark of
 # that shape (every M, bit width, group and dtype) to $OUT/bench-KxN.csv,
 # the input of tools/plot_bench.py.
 set -uo pipefail
@@ -90,17 +90,22 @@ hmma() {
   [ "$count" -gt 0 ]
 }
 
+# ncu_one NAME M REGEX: one Nsight Compute report of the first kernel whose
+# demangled name matches REGEX (template arguments included) after 20
+# launches; keeps the details page and the per-SASS counts and stall samples.
+ncu_one() {
+  local name=$1 m=$2 regex=$3
+  ncu --kernel-name-base demangled --kernel-name "regex:$regex" --launch-skip 20 --launch-count 1 --set full \
+    -o "$OUT/$name" -f "$PWD/$BUILD/tools/lutmm" bench --backend cuda --quick --shape 8192x28672 --m "$m" \
+    --reps 30 >/dev/null || return 1
+  ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name.txt" || return 1
+  ncu --import "$OUT/$name.ncu-rep" --page source --csv --print-source sass >"$OUT/$name.csv" || return 1
+  rm -f "$OUT/$name.ncu-rep"
+}
+
 profile() {
-  local m kernel
-  for m in 1 16 64; do
-    kernel=skinny_kernel
-    [ "$m" -gt 32 ] && kernel=gemm_kernel
-    ncu --kernel-name "regex:$kernel" --launch-skip 20 --launch-count 1 --set full -o "$OUT/ncu-m$m" -f \
-      "$PWD/$BUILD/tools/lutmm" bench --backend cuda --quick --shape 8192x28672 --m "$m" --reps 30 || return 1
-    ncu --import "$OUT/ncu-m$m.ncu-rep" --page details >"$OUT/ncu-m$m.txt" || return 1
-    ncu --import "$OUT/ncu-m$m.ncu-rep" --page source --csv --print-source sass >"$OUT/ncu-m$m.csv" || return 1
-    rm -f "$OUT/ncu-m$m.ncu-rep"
-  done
+  ncu_one ncu-f16-m1 1 'skinny_kernel<__half' && ncu_one ncu-bf16-m1 1 'skinny_kernel<__nv_bfloat16' &&
+    ncu_one ncu-f16-m16 16 'skinny_kernel<__half' && ncu_one ncu-f16-m64 64 'gemm_kernel<__half'
 }
 
 bench() {
