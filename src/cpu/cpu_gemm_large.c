@@ -12,16 +12,6 @@
 
 #define PANEL_N 512
 
-/* Rows past K are zero in X; make them zero in the panel too, so no
- * 0 × Inf can appear where the reference has no term. Only the last chunk
- * holds such rows; in lane order row cpu_lane_row(p) sits at position p. */
-static void clear_padding(float *panel, int64_t columns, int64_t k, int64_t k32, int lane_order) {
-  const int64_t last = k32 - CPU_CHUNK_K;
-  for (int64_t c = 0; c < columns; c++)
-    for (int p = 0; p < CPU_CHUNK_K; p++)
-      if (last + (lane_order ? cpu_lane_row(p) : p) >= k) panel[c * k32 + last + p] = 0.0f;
-}
-
 /* In the calling thread: an OpenMP team here would alternate with
  * OpenBLAS's own threads panel after panel, and each pool spin-waits while
  * the other runs (measured 4.5× slower than sgemm alone on 2 cores, against
@@ -32,7 +22,9 @@ static void dequant_panel(const cpu_kernel_args *a, cpu_dequant_fn dequant, int 
   for (int64_t n = n0; n < n1; n += CPU_BLOCK_N) {
     const int64_t end = n + CPU_BLOCK_N < n1 ? n + CPU_BLOCK_N : n1;
     dequant(a, n, end, panel + (n - n0) * k32, k32);
-    if (k < k32) clear_padding(panel + (n - n0) * k32, end - n, k, k32, lane_order);
+    /* Rows past K are zero in X; zero them in the panel too, so no 0 × Inf
+     * can appear where the reference has no term. */
+    if (k < k32) cpu_clear_padding(panel + (n - n0) * k32, end - n, k, k32, lane_order);
   }
 }
 

@@ -70,6 +70,16 @@ int cpu_variant_lane_order(cpu_variant v);
 /* Row (0..31) of a chunk held by lane-order position p. */
 static inline int cpu_lane_row(int p) { return 16 * ((p % 8) / 4) + 4 * (p / 8) + p % 4; }
 
+/* Zeroes the rows past K (k <= row < k32) of `columns` dequantized columns
+ * of k32 rows each, stored in lane order or natural order. Only the last
+ * chunk holds such rows; in lane order row cpu_lane_row(p) sits at p. */
+static inline void cpu_clear_padding(float *panel, int64_t columns, int64_t k, int64_t k32, int lane_order) {
+  const int64_t last = k32 - CPU_CHUNK_K;
+  for (int64_t c = 0; c < columns; c++)
+    for (int p = 0; p < CPU_CHUNK_K; p++)
+      if (last + (lane_order ? cpu_lane_row(p) : p) >= k) panel[c * k32 + last + p] = 0.0f;
+}
+
 /* Scale of (group, column n) rounded to the compute dtype, as the kernels
  * use it (the planted scale fault acts here). */
 static inline float cpu_scale_c(const cpu_kernel_args *a, int64_t group, int64_t n) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cpu_kernel.h"
 #include "fixture.h"
 #include "floats.h"
 
@@ -233,10 +234,36 @@ static void exact_sums(void) {
   lutmm_context_destroy(ctx);
 }
 
+/* The large-M path's panel padding: for every K in the last chunk and both
+ * row orders, exactly the rows past K are zeroed, in every column, and
+ * nothing else is touched (lane order is a permutation of the chunk). */
+static void padding_rows(void) {
+  enum { COLUMNS = 3, K32 = 2 * CPU_CHUNK_K };
+  float panel[COLUMNS * K32];
+  for (int lane_order = 0; lane_order < 2; lane_order++)
+    for (int64_t k = K32 - CPU_CHUNK_K + 1; k <= K32; k++) {
+      for (int i = 0; i < COLUMNS * K32; i++) panel[i] = 1.0f + (float)i;
+      cpu_clear_padding(panel, COLUMNS, k, K32, lane_order);
+      for (int c = 0; c < COLUMNS; c++)
+        for (int i = 0; i < K32; i++) {
+          const int p = i - (K32 - CPU_CHUNK_K);
+          const int64_t row = p < 0 ? i : K32 - CPU_CHUNK_K + (lane_order ? cpu_lane_row(p) : p);
+          const float want = row >= k ? 0.0f : 1.0f + (float)(c * K32 + i);
+          if (panel[c * K32 + i] != want)
+            unit_fail(__FILE__, __LINE__, "lane order %d, k %lld: position %d of column %d holds %g, want %g",
+                      lane_order, (long long)k, i, c, (double)panel[c * K32 + i], (double)want);
+        }
+    }
+  int seen[CPU_CHUNK_K] = {0};
+  for (int p = 0; p < CPU_CHUNK_K; p++) seen[cpu_lane_row(p)]++;
+  for (int r = 0; r < CPU_CHUNK_K; r++)
+    if (seen[r] != 1) unit_fail(__FILE__, __LINE__, "lane order holds row %d %d times", r, seen[r]);
+}
+
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"dequantize", dequantize},       {"gemm_low_bits", gemm_low_bits}, {"gemm_high_bits", gemm_high_bits},
-      {"reference_bound", reference_bound}, {"exact_sums", exact_sums},
+      {"reference_bound", reference_bound}, {"exact_sums", exact_sums},   {"padding_rows", padding_rows},
   };
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
