@@ -22,6 +22,13 @@ __device__ __forceinline__ void cp_async16(void *dst, const void *src, int src_b
                "r"(src_bytes));
 }
 
+/* The dynamic shared memory this launch was given. */
+__device__ __forceinline__ uint32_t dynamic_smem_bytes() {
+  uint32_t bytes;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+  return bytes;
+}
+
 /* 16 bytes to shared address `dst`, kept out of L1 (read once). */
 __device__ __forceinline__ void cp_async16_to(uint32_t dst, const void *src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));

@@ -73,8 +73,9 @@ __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, cursor 
 }
 
 /* Stream-K ranges without a 64-bit integer division (a long subroutine on
- * the GPU): a / d for 0 <= a < 2^53 from the double quotient, which is
- * within one of the exact one, then one exact integer check each way. */
+ * the GPU): a / d for 0 <= a < 2^62 and a quotient below 2^31 (units and
+ * blocks) from the double quotient, whose error is then far below one,
+ * and one exact integer check each way. */
 __device__ __forceinline__ int64_t floor_div(int64_t a, int64_t d) {
   int64_t q = (int64_t)((double)a / (double)d);
   if (q * d > a) q--;
@@ -526,6 +527,10 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
   const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
   const uint32_t base = smem_address(smem);
   const lutmm_skinny_layout layout = lutmm_skinny_layout_at(base, BITS, MB, ONE_ROW);
+  /* The host sized the block for dynamic shared memory starting at the
+   * device's reserved bytes; were it to start elsewhere, the layout could
+   * end past the allocation. Fail loudly rather than touch that memory. */
+  if (layout.end - base > dynamic_smem_bytes()) __trap();
   uint8_t *xbuf = smem;
   uint8_t *entries = smem + (layout.scales - base) + (size_t)warp * R::DEPTH * R::ENTRY;
   const uint32_t ring_lane = ring_of<MB, BITS, ONE_ROW>(layout, warp) + 16u * (uint32_t)lane;
