@@ -1,4 +1,5 @@
-/* lutmm bench --backend cuda [--csv] [--quick] [--reps N]: the protocol of
+/* lutmm bench --backend cuda [--csv] [--quick] [--reps N] [--shape KxN] [--m M]
+ * [--bits B]: the protocol of
  * DESIGN.md §7 on the GPU. In one process: a device-to-device copy sets the
  * bandwidth reference; for each LLaMA-3 projection shape, cuBLAS
  * (cublasGemmEx, fp16/bf16 in, fp32 compute) and lutmm_gemm run on
@@ -34,6 +35,7 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
 typedef struct bench_options {
   int csv, quick, reps;
   int64_t only_k, only_n, only_m; /* --shape KxN, --m M: one point (0: all) */
+  int bits;                        /* --bits B: only this code width, 1..8 (0: 4, 3, 2) */
 } bench_options;
 
 typedef struct bench_env {
@@ -239,7 +241,7 @@ static void blas_free(blas_arg *b) {
 }
 
 static int bench_shape(bench_env *env, const bench_options *o, const shape *s, const uint8_t *d_codes) {
-  const int n_m = o->quick ? 4 : 9, n_bits = o->quick ? 1 : 3, n_groups = o->quick ? 1 : 3;
+  const int n_m = o->quick ? 4 : 9, n_bits = o->bits != 0 || o->quick ? 1 : 3, n_groups = o->quick ? 1 : 3;
   const int64_t quick_ms[4] = {1, 4, 16, 64};
   double blas_s[2][9];
   blas_arg b;
@@ -261,14 +263,15 @@ static int bench_shape(bench_env *env, const bench_options *o, const shape *s, c
       lut_arg l;
       memset(&l, 0, sizeof l);
       lutmm_weights_info info = {0};
-      if (pack_copies(env, s, kBits[bi], kGroups[gi], d_codes, &l) != LUTMM_OK ||
+      const int bits = o->bits != 0 ? o->bits : kBits[bi];
+      if (pack_copies(env, s, bits, kGroups[gi], d_codes, &l) != LUTMM_OK ||
           lutmm_weights_query(l.w[0], &info) != LUTMM_OK) {
         free_copies(&l);
         return 1;
       }
       for (int d = 0; d < 2; d++)
         for (int mi = 0; mi < n_m; mi++) {
-          point p = {*s, o->quick ? quick_ms[mi] : kMs[mi], kBits[bi], kGroups[gi],
+          point p = {*s, o->quick ? quick_ms[mi] : kMs[mi], bits, kGroups[gi],
                      d == 0 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16, 0.0, blas_s[d][mi], 0};
           if (o->only_m != 0 && p.m != o->only_m) continue;
           l.m = p.m;
@@ -291,6 +294,7 @@ static int parse(int argc, char **argv, bench_options *o) {
   o->quick = 0;
   o->reps = 100;
   o->only_k = o->only_n = o->only_m = 0;
+  o->bits = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--csv") == 0) o->csv = 1;
     else if (strcmp(argv[i], "--quick") == 0) o->quick = 1;
@@ -302,7 +306,11 @@ static int parse(int argc, char **argv, bench_options *o) {
       o->only_n = n;
     } else if (strcmp(argv[i], "--m") == 0 && i + 1 < argc)
       o->only_m = atoll(argv[++i]);
-    else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) i++;
+    else if (strcmp(argv[i], "--bits") == 0 && i + 1 < argc) {
+      char *end = NULL;
+      o->bits = (int)strtol(argv[++i], &end, 10);
+      if (end == argv[i] || *end != '\0' || o->bits < 1 || o->bits > 8) return 0;
+    } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) i++;
     else return 0;
   }
   return o->reps >= 1 && o->reps <= MAX_REPS;
@@ -328,7 +336,9 @@ static int setup(bench_env *env) {
 int lutmm_cli_bench_cuda(int argc, char **argv) {
   bench_options o;
   if (!parse(argc, argv, &o)) {
-    fprintf(stderr, "usage: lutmm bench --backend cuda [--csv] [--quick] [--reps N (1..%d)] [--shape KxN] [--m M]\n",
+    fprintf(stderr,
+            "usage: lutmm bench --backend cuda [--csv] [--quick] [--reps N (1..%d)] [--shape KxN] [--m M] "
+            "[--bits B (1..8)]\n",
             MAX_REPS);
     return 2;
   }
@@ -343,9 +353,11 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
   void *d_codes = NULL;
   int rc = codes == NULL || lutmm_malloc(env.ctx, max_count, &d_codes) != LUTMM_OK;
   const int n_shapes = (int)(sizeof kShapes / sizeof kShapes[0]);
-  for (int bits_mask = 0x03; rc == 0 && bits_mask == 0x03; bits_mask = 0) {
-    /* Codes < 4 are valid for every width benchmarked (2, 3, 4 bits). */
-    for (size_t i = 0; i < max_count; i++) codes[i] &= (uint8_t)bits_mask;
+  if (rc == 0) {
+    /* Without --bits: codes < 4, valid for every default width (2, 3, 4
+     * bits). With --bits B: uniform codes over all 2^B values. */
+    const uint8_t mask = (uint8_t)(o.bits != 0 ? (1u << o.bits) - 1u : 0x03u);
+    for (size_t i = 0; i < max_count; i++) codes[i] &= mask;
     rc = lutmm_copy_to_context(env.ctx, d_codes, codes, max_count) != LUTMM_OK;
   }
   for (int si = 0; rc == 0 && si < n_shapes; si++) {
