@@ -344,9 +344,6 @@ __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
   }
 }
 
-/* Sums the NWK warps' accumulators in warp order (deterministic) and writes
- * the tile to Y, or to workspace slot `slot` when the block holds only part
- * of the tile's k range (slot < 0: whole tile). */
 /* A warp's fp32 accumulators, cleared at the start of each output segment. */
 template <int MF>
 __device__ __forceinline__ void zero_accumulators(float (&acc)[MF][8][4]) {
@@ -358,6 +355,9 @@ __device__ __forceinline__ void zero_accumulators(float (&acc)[MF][8][4]) {
       for (int e = 0; e < 4; e++) acc[mf][nb][e] = 0.0f;
 }
 
+/* Sums the NWK warps' accumulators in warp order (deterministic) and writes
+ * the tile to Y, or to workspace slot `slot` when the block holds only part
+ * of the tile's k range (slot < 0: whole tile). */
 template <int MF>
 __device__ void epilogue(const lutmm_cuda_gemm_params &p, const unit_site &s, int64_t slot, float (&acc)[MF][8][4],
                          float *reduce) {
