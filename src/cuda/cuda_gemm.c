@@ -151,7 +151,7 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const
 /* The skinny kernel numbers units and atoms in 32 bits (padded tiles
  * included) and addresses scales with 32-bit byte offsets; no weights that
  * fit a GPU come near either limit. Its shared memory
- * (about 210 KiB for 4-bit codes) fits Hopper but not every Ampere part. */
+ * (199-215 KiB for 4-bit codes) fits Hopper but not every Ampere part. */
 static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                       const lutmm_cuda_gemm_params *p) {
   const int mb = lutmm_skinny_mb(a->m);
