@@ -76,9 +76,20 @@ LUTMM_HD static inline size_t lutmm_cuda_tile_elems(int mf) {
   return (size_t)lutmm_cuda_block_m(mf) * (size_t)lutmm_cuda_block_n(mf);
 }
 
+/* floor(a / d) for 0 <= a < 2^62, d > 0, without a 64-bit integer division
+ * (a long subroutine on the GPU): the double quotient is within one of the
+ * exact one for the sizes used here, and the integer checks make it exact
+ * whatever it is off by. */
+LUTMM_HD static inline int64_t lutmm_cuda_floor_div(int64_t a, int64_t d) {
+  int64_t q = (int64_t)((double)a / (double)d);
+  while (q * d > a) q--;
+  while ((q + 1) * d <= a) q++;
+  return q;
+}
+
 /* Stream-K: block b owns units [b·units/grid, (b+1)·units/grid). */
 LUTMM_HD static inline int64_t lutmm_cuda_range_start(int64_t units, int grid, int64_t b) {
-  return b * units / grid;
+  return lutmm_cuda_floor_div(b * units, grid);
 }
 
 /* a / b for non-negative values, in 32 bits when both fit (the common case). */
@@ -92,12 +103,10 @@ LUTMM_HD static inline int64_t lutmm_cuda_group_of(const lutmm_cuda_gemm_params 
   return p->group_log2 >= 0 ? x >> p->group_log2 : lutmm_cuda_div_small(x, p->group_size);
 }
 
-/* The block whose unit range holds unit u. */
+/* The block whose unit range holds unit u (0 <= u < units): the largest b
+ * with floor(b·units/grid) <= u, that is b·units <= (u + 1)·grid − 1. */
 LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid, int64_t u) {
-  int64_t b = u * grid / units;
-  while (b + 1 < grid && lutmm_cuda_range_start(units, grid, b + 1) <= u) b++;
-  while (b > 0 && lutmm_cuda_range_start(units, grid, b) > u) b--;
-  return b;
+  return lutmm_cuda_floor_div((u + 1) * grid - 1, units);
 }
 
 /* ---- The skinny kernel (M <= 32, codes of 1..4 bits): docs/HEURISTICS.md.

@@ -72,28 +72,6 @@ __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, cursor 
   }
 }
 
-/* Stream-K ranges without a 64-bit integer division (a long subroutine on
- * the GPU): a / d for 0 <= a < 2^62 and a quotient below 2^31 (units and
- * blocks) from the double quotient, whose error is then far below one,
- * and one exact integer check each way. */
-__device__ __forceinline__ int64_t floor_div(int64_t a, int64_t d) {
-  int64_t q = (int64_t)((double)a / (double)d);
-  if (q * d > a) q--;
-  else if ((q + 1) * d <= a) q++;
-  return q;
-}
-
-/* Block b's first unit: floor(b·units/grid), as lutmm_cuda_range_start. */
-__device__ __forceinline__ int64_t range_start(const lutmm_cuda_gemm_params &p, int64_t b) {
-  return floor_div(b * p.units, p.grid);
-}
-
-/* The block whose range holds unit u: the largest b with
- * floor(b·units/grid) <= u, that is b·units <= (u + 1)·grid − 1. */
-__device__ __forceinline__ int64_t block_of(const lutmm_cuda_gemm_params &p, int64_t u) {
-  return floor_div((u + 1) * p.grid - 1, p.units);
-}
-
 /* Scale row of K-row k: rows past K reuse the last group (X is zero there). */
 __device__ __forceinline__ int64_t scale_row(const lutmm_cuda_gemm_params &p, int64_t k) {
   const int64_t g = lutmm_cuda_group_of(&p, k < p.k - 1 ? k : p.k - 1);
@@ -329,7 +307,7 @@ __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int w
   constexpr int PER_LANE = C::ROWS * 64 / 32;
   const int64_t first_unit = (int64_t)tile * p.iters;
   const int64_t first_slot =
-      range_start(p, first) == first_unit ? 2 * first : 2 * first + 1;
+      lutmm_cuda_range_start(p.units, p.grid, first) == first_unit ? 2 * first : 2 * first + 1;
   const size_t tile_elems = (size_t)C::ROWS * C::TILE_N;
   const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
   const int rows = (int)p.m;
@@ -415,8 +393,8 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
     }
   __threadfence();
   __syncwarp();
-  const int64_t first = block_of(p, first_unit);
-  const int64_t last = block_of(p, first_unit + p.iters - 1);
+  const int64_t first = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit);
+  const int64_t last = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit + p.iters - 1);
   int *ticket = p.tickets + first * C::WARPS + warp;
   int arrived = 0;
   if (lane == 0) arrived = atomicAdd(ticket, 1);
@@ -536,8 +514,8 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
   const uint32_t ring_lane = ring_of<MB, BITS, ONE_ROW>(layout, warp) + 16u * (uint32_t)lane;
   const uint32_t table_lane = layout.table | (uint32_t)lane * 4;
   const uint8_t *x_lane = xbuf + (lane & 7) * LUTMM_SKINNY_X_ROW_BYTES + 16 * (lane >> 3);
-  const int lo = (int)range_start(p, blockIdx.x);
-  const int hi = (int)range_start(p, blockIdx.x + 1);
+  const int lo = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x);
+  const int hi = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x + 1);
   const plane_lanes<BITS> planes = lanes_of<BITS>(p, lane);
   const uint32_t group_mask = p.atom_group_mask;
   position<MB, BITS> at;

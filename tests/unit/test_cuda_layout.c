@@ -1,12 +1,16 @@
-/* The CUDA skinny kernel's shared-memory layout (src/cuda/gemm_params.h),
- * checked on the host: it is plain integer arithmetic that the host (block
- * size) and the kernel (addresses) both evaluate, so its invariants can be
- * proved here without a GPU. For every instantiation (bits 1..4, MB 1/2/4,
- * one-row or per-slab scales) and dynamic-memory bases 0..4 KiB:
- * regions in order and disjoint, the pair table on a 64 KiB boundary, every
- * ring slot 16-byte aligned, whole rings in the gap, and the Hopper block
- * limit (227 KiB) kept at the reserved base the CUDA runtime reports. */
+/* Host/device arithmetic of the CUDA kernels (src/cuda/gemm_params.h),
+ * checked on the host: the host (launch sizes) and the kernels (addresses,
+ * Stream-K ranges) evaluate the same functions, so their invariants can be
+ * proved here without a GPU.
+ * skinny_layout: for every instantiation (bits 1..4, MB 1/2/4, one-row or
+ * per-slab scales) and dynamic-memory bases 0..4 KiB, regions in order and
+ * disjoint, the pair table on a 64 KiB boundary, every warp's ring 16-byte
+ * aligned and inside the gap or after the table, and the Hopper block limit
+ * (227 KiB) kept at the reserved base the CUDA runtime reports.
+ * stream_k_ranges: the division-free Stream-K boundaries against plain
+ * 64-bit division, and each unit's block against those boundaries. */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "check.h"
 #include "gemm_params.h"
@@ -42,7 +46,39 @@ static void skinny_layout(void) {
         for (int one_row = 0; one_row < 2; one_row++) check_one(base, bits, mb, one_row);
 }
 
+static void check_ranges(int64_t units, int grid) {
+  int64_t prev = 0;
+  for (int64_t b = 0; b <= grid; b++) {
+    const int64_t start = lutmm_cuda_range_start(units, grid, b);
+    if (start != b * units / grid)
+      unit_fail(__FILE__, __LINE__, "range_start(%lld, %d, %lld) = %lld", (long long)units, grid, (long long)b,
+                (long long)start);
+    if (b > 0 && start > prev) { /* block b - 1 holds [prev, start): its first, last and a middle unit */
+      const int64_t probe[3] = {prev, start - 1, prev + (start - prev) / 2};
+      for (int i = 0; i < 3; i++)
+        if (lutmm_cuda_block_of_unit(units, grid, probe[i]) != b - 1)
+          unit_fail(__FILE__, __LINE__, "block_of_unit(%lld, %d, %lld) != %lld", (long long)units, grid,
+                    (long long)probe[i], (long long)(b - 1));
+    }
+    prev = start;
+  }
+}
+
+static void stream_k_ranges(void) {
+  const int grids[] = {1, 2, 3, 7, 64, 108, 132, 144, 1000, 65535};
+  const int64_t units[] = {1, 2, 3, 131, 132, 133, 1000, 57344, 1 << 20, (int64_t)1 << 31, ((int64_t)1 << 40) + 7};
+  for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++)
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++)
+      if (units[u] >= grids[g]) check_ranges(units[u], grids[g]);
+  srand(20261121);
+  for (int i = 0; i < 2000; i++) {
+    const int grid = 1 + rand() % 300;
+    const int64_t count = grid + (((int64_t)rand() << 16) ^ rand()) % ((int64_t)1 << 36);
+    check_ranges(count, grid);
+  }
+}
+
 int main(int argc, char **argv) {
-  static const unit_case cases[] = {{"skinny_layout", skinny_layout}};
+  static const unit_case cases[] = {{"skinny_layout", skinny_layout}, {"stream_k_ranges", stream_k_ranges}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
