@@ -50,6 +50,15 @@ __device__ __forceinline__ void cp_async_wait(int pending) {
   }
 }
 
+/* Zeroes an array of fp32 accumulators of any shape (fully unrolled: they
+ * live in registers). */
+template <typename Acc>
+__device__ __forceinline__ void zero_floats(Acc &acc) {
+  float *f = reinterpret_cast<float *>(&acc);
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(Acc) / sizeof(float)); i++) f[i] = 0.0f;
+}
+
 /* The A fragment of one m16k16 block of X. */
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&a)[4], const void *row_address) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"

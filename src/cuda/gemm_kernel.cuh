@@ -344,17 +344,6 @@ __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
   }
 }
 
-/* A warp's fp32 accumulators, cleared at the start of each output segment. */
-template <int MF>
-__device__ __forceinline__ void zero_accumulators(float (&acc)[MF][8][4]) {
-#pragma unroll
-  for (int mf = 0; mf < MF; mf++)
-#pragma unroll
-    for (int nb = 0; nb < 8; nb++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) acc[mf][nb][e] = 0.0f;
-}
-
 /* Sums the NWK warps' accumulators in warp order (deterministic) and writes
  * the tile to Y, or to workspace slot `slot` when the block holds only part
  * of the tile's k range (slot < 0: whole tile). */
@@ -428,7 +417,7 @@ __global__ void __launch_bounds__(LUTMM_CUDA_THREADS) gemm_kernel(const __grid_c
     advance(p, load_site);
   }
   float acc[MF][8][4];
-  zero_accumulators<MF>(acc);
+  zero_floats(acc);
 
   int64_t segment_start = lo;
   int read_stage = 0, write_stage = p.stages - 1;
@@ -445,7 +434,7 @@ __global__ void __launch_bounds__(LUTMM_CUDA_THREADS) gemm_kernel(const __grid_c
       const bool whole = segment_start == site.tile * p.iters && site.it == p.iters - 1;
       const int64_t slot = whole ? -1 : (segment_start == lo ? 2 * (int64_t)blockIdx.x : 2 * (int64_t)blockIdx.x + 1);
       epilogue<MF>(p, site, slot, acc, reduce);
-      zero_accumulators<MF>(acc);
+      zero_floats(acc);
       segment_start = u + 1;
     }
     advance(p, site);

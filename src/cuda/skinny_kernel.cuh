@@ -282,17 +282,6 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
   }
 }
 
-/* A warp's fp32 accumulators, cleared at the start of each segment. */
-template <int MB>
-__device__ __forceinline__ void zero_accumulators(float (&acc)[MB][4][4]) {
-#pragma unroll
-  for (int mb = 0; mb < MB; mb++)
-#pragma unroll
-    for (int j = 0; j < 4; j++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) acc[mb][j][e] = 0.0f;
-}
-
 /* Element e of n16 block j, m8 block mb in this lane's accumulators is
  * row 8·mb + 2·(lane % 4) + (e & 1), column 16·j + lane / 4 + 8·(e >> 1). */
 
@@ -552,7 +541,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
     const cursor segment_last = {at.c.tile, at.c.it + (segment_end - 1 - u)};
     const bool column_ok = at.column_ok;
     float acc[MB][4][4];
-    zero_accumulators<MB>(acc);
+    zero_floats(acc);
     for (; u < segment_end; u++) {
       const int even = 2 * at.c.it;
       const int atoms = even + 1 < (int)p.k_atoms ? 2 : 1;
