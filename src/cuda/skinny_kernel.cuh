@@ -41,8 +41,8 @@ struct cfg {
   static constexpr int CHUNK = 16 / MB;          /* k-atoms per X chunk */
   static constexpr int CHUNK_UNITS = CHUNK / 2;  /* units per X chunk */
   static constexpr int WORDS = 4 * BITS; /* a lane's 32-bit words of one atom, all planes */
-  static constexpr int SLOT_BYTES = ROWS * LUTMM_SKINNY_X_ROW_BYTES;
-  static constexpr int CHUNK_BYTES = CHUNK * SLOT_BYTES;
+  static constexpr int X_SLOT_BYTES = ROWS * LUTMM_SKINNY_X_ROW_BYTES; /* X of one k-atom */
+  static constexpr int CHUNK_BYTES = CHUNK * X_SLOT_BYTES;
   static constexpr int TILE_N = 64 * WARPS;
 };
 
@@ -167,7 +167,7 @@ __device__ void load_x_chunk(const lutmm_cuda_gemm_params &p, int v0, int hi, ui
     int it = it0 + j;
     while (it >= iters) it -= iters;
     const int64_t gk = (int64_t)(2 * it + slot % 2) * 64 + c * 8;
-    uint8_t *dst = buf + slot * C::SLOT_BYTES + row * LUTMM_SKINNY_X_ROW_BYTES + c * 16;
+    uint8_t *dst = buf + slot * C::X_SLOT_BYTES + row * LUTMM_SKINNY_X_ROW_BYTES + c * 16;
     if (p.x_vector) {
       const bool ok = row < p.m && gk < p.k;
       const uint8_t *src = (const uint8_t *)p.x + ((int64_t)row * p.k + gk) * 2;
@@ -567,7 +567,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
           const bool carry = h == 0 ? u != lo && ((uint32_t)even & group_mask) != 0
                                     : ((uint32_t)(even + 1) & group_mask) != 0;
           compute_atom<T, MB, BITS, ONE_ROW>(p, even + h, lane, w, entries + slot * R::ENTRY,
-                                             xs + h * C::SLOT_BYTES, table_lane, carry, s2, acc);
+                                             xs + h * C::X_SLOT_BYTES, table_lane, carry, s2, acc);
         }
         /* Every lane is done with this slot's scale rows: refill it. */
         __syncwarp();
@@ -584,7 +584,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
         chunk_buffer ^= 1;
         xs = x_lane + chunk_buffer * C::CHUNK_BYTES;
       } else {
-        xs += 2 * C::SLOT_BYTES;
+        xs += 2 * C::X_SLOT_BYTES;
       }
     }
     if (column_ok) finish_segment<MB, BITS>(p, segment_last, segment_start, lo, warp, lane, acc);
