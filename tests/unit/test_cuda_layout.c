@@ -18,21 +18,30 @@
 #define HOPPER_BLOCK_LIMIT (227u * 1024u)
 #define HOPPER_RESERVED 1024u
 
+/* What the kernel needs of the layout, stated as needs (room at least, in
+ * order, aligned) rather than as the layout's own formulas. */
 static void check_one(uint32_t base, int bits, int mb, int one_row) {
   const lutmm_skinny_layout l = lutmm_skinny_layout_at(base, bits, mb, one_row);
   const uint32_t warps = (uint32_t)lutmm_skinny_warps(mb), ring = LUTMM_SKINNY_RING(bits, mb, one_row);
   const uint32_t per_warp = ring * LUTMM_SKINNY_SLOT_BYTES(bits);
-  const uint32_t x_bytes = 2u * (uint32_t)lutmm_skinny_chunk(mb) * 8u * (uint32_t)mb * LUTMM_SKINNY_X_ROW_BYTES;
-  CHECK(l.x == base);
-  CHECK(l.scales == l.x + x_bytes);
-  CHECK(l.gap == l.scales + warps * ring * LUTMM_SKINNY_SCALE_ENTRY(one_row));
+  /* two X chunks of 16/MB k-atoms, 8·MB rows of 144 bytes each */
+  const uint32_t x_need = 2u * (16u / (uint32_t)mb) * 8u * (uint32_t)mb * LUTMM_SKINNY_X_ROW_BYTES;
+  CHECK(l.x == base && l.scales - l.x >= x_need);
+  CHECK(l.gap >= l.scales && l.gap - l.scales >= warps * ring * LUTMM_SKINNY_SCALE_ENTRY(one_row));
+  CHECK(l.scales % 16 == 0 && LUTMM_SKINNY_SCALE_ENTRY(one_row) % 16 == 0);
   CHECK(l.table % LUTMM_SKINNY_TABLE_ALIGN == 0 && l.table >= l.gap && l.table - l.gap < LUTMM_SKINNY_TABLE_ALIGN);
-  CHECK(l.gap_warps <= warps && l.gap + l.gap_warps * per_warp <= l.table);
-  CHECK(l.gap_warps == warps || l.gap + (l.gap_warps + 1) * per_warp > l.table); /* the gap is used fully */
-  CHECK(l.above == l.table + lutmm_skinny_table_bytes(bits));
-  CHECK(l.end == l.above + (warps - l.gap_warps) * per_warp);
-  CHECK(l.gap % 16 == 0 && l.above % 16 == 0 && per_warp % 16 == 0 && LUTMM_SKINNY_SLOT_BYTES(bits) % 512 == 0);
+  CHECK(l.above >= l.table + lutmm_skinny_table_bytes(bits));
   CHECK(ring >= 2 && ring <= 8); /* cp.async.wait_group takes 0..7 */
+  /* Each warp's ring where the kernel puts it (ring_of): inside the gap or
+   * after the table, 16-byte aligned, within the block's bytes. */
+  for (uint32_t w = 0; w < warps; w++) {
+    const uint32_t start = w < l.gap_warps ? l.gap + w * per_warp : l.above + (w - l.gap_warps) * per_warp;
+    const int in_gap = start >= l.gap && start + per_warp <= l.table;
+    const int after_table = start >= l.above && start + per_warp <= l.end;
+    if (start % 16 != 0 || !(in_gap || after_table))
+      unit_fail(__FILE__, __LINE__, "bits %d MB %d one_row %d base %u: warp %u's ring at %u..%u", bits, mb, one_row,
+                base, w, start, start + per_warp);
+  }
   CHECK(lutmm_skinny_smem_bytes(base, bits, mb, one_row) == (size_t)(l.end - base));
   if (base == HOPPER_RESERVED && lutmm_skinny_smem_bytes(base, bits, mb, one_row) > HOPPER_BLOCK_LIMIT)
     unit_fail(__FILE__, __LINE__, "bits %d MB %d one_row %d needs %zu bytes, over the Hopper limit", bits, mb,
