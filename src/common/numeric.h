@@ -137,4 +137,9 @@ LUTMM_HD static inline double lutmm_dtype_tiny(lutmm_dtype dtype) {
   return dtype == LUTMM_DTYPE_F16 ? 0x1p-24 : dtype == LUTMM_DTYPE_BF16 ? 0x1p-133 : 0x1p-149;
 }
 
+/* Smallest normal value of a dtype. */
+LUTMM_HD static inline double lutmm_dtype_min_normal(lutmm_dtype dtype) {
+  return dtype == LUTMM_DTYPE_F16 ? 0x1p-14 : 0x1p-126;
+}
+
 #endif

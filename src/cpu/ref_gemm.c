@@ -8,8 +8,8 @@
 #include "numeric.h"
 #include "reference.h"
 
-/* The DESIGN.md §3 bound for one element, rounded up to float. When
- * Σ|x·ŵ| exceeds the float32 range a float32 accumulator may overflow on
+/* The DESIGN.md §3 bound for one element (docs/NUMERICS.md), rounded up to
+ * float. When Σ|x·ŵ| exceeds the float32 range a float32 accumulator may overflow on
  * the way to a finite result; no float32 backend can promise anything
  * there, so the bound is +Inf. */
 static float element_bound(double y_ref, double sum_abs, int64_t k, lutmm_dtype y_dtype) {
@@ -32,15 +32,25 @@ static float *widen_x(const lutmm_gemm_args *a, int64_t k) {
   return x;
 }
 
+/* |x·ŵ| as a tensor core counts it when aligning a dot product's terms: a
+ * subnormal operand weighs as the compute dtype's smallest normal (its
+ * exponent field), so the term's truncation window sits that high. Zero
+ * terms do not count. Measured on Hopper, docs/NUMERICS.md. */
+static double aligned_magnitude(float x, float w, double min_normal) {
+  if (x == 0.0f || w == 0.0f) return 0.0;
+  return fmax(fabs((double)x), min_normal) * fmax(fabs((double)w), min_normal);
+}
+
 static void column_product(const lutmm_gemm_args *a, const float *x, const float *column, int64_t k, int64_t n,
                            int64_t nn, float *bound) {
+  const double min_normal = lutmm_dtype_min_normal(a->x_dtype);
   for (int64_t m = 0; m < a->m; m++) {
     const float *xr = x + m * k;
     double acc = 0.0, sum_abs = 0.0;
     for (int64_t kk = 0; kk < k; kk++) {
       const double product = (double)xr[kk] * (double)column[kk]; /* exact: 24 + 24 bits */
       acc += product;
-      sum_abs += fabs(product);
+      sum_abs += aligned_magnitude(xr[kk], column[kk], min_normal);
     }
     lutmm_store_from_f64(a->y, a->y_dtype, m * n + nn, acc);
     if (bound != NULL) {
