@@ -32,25 +32,30 @@ static float *widen_x(const lutmm_gemm_args *a, int64_t k) {
   return x;
 }
 
-/* |x·ŵ| as a tensor core counts it when aligning a dot product's terms: a
+/* |v| as a tensor core counts it when aligning a dot product's terms: a
  * subnormal operand weighs as the compute dtype's smallest normal (its
- * exponent field), so the term's truncation window sits that high. Zero
- * terms do not count. Measured on Hopper, docs/NUMERICS.md. */
-static double aligned_magnitude(float x, float w, double min_normal) {
-  if (x == 0.0f || w == 0.0f) return 0.0;
-  return fmax(fabs((double)x), min_normal) * fmax(fabs((double)w), min_normal);
+ * exponent field), so a term's truncation window sits that high; zero stays
+ * zero. The bound's term for x·ŵ is the product of the two (exact in
+ * double). Measured on Hopper, docs/NUMERICS.md. */
+static float aligned_magnitude(float v, float min_normal) {
+  return v == 0.0f ? 0.0f : fmaxf(fabsf(v), min_normal);
 }
 
-static void column_product(const lutmm_gemm_args *a, const float *x, const float *column, int64_t k, int64_t n,
-                           int64_t nn, float *bound) {
-  const double min_normal = lutmm_dtype_min_normal(a->x_dtype);
+static void aligned_magnitudes(const float *v, int64_t count, float min_normal, float *out) {
+  for (int64_t i = 0; i < count; i++) out[i] = aligned_magnitude(v[i], min_normal);
+}
+
+/* x_mag, column_mag: the aligned magnitudes of x and of the column (only
+ * read when a bound is asked for). */
+static void column_product(const lutmm_gemm_args *a, const float *x, const float *x_mag, const float *column,
+                           const float *column_mag, int64_t k, int64_t n, int64_t nn, float *bound) {
   for (int64_t m = 0; m < a->m; m++) {
     const float *xr = x + m * k;
     double acc = 0.0, sum_abs = 0.0;
     for (int64_t kk = 0; kk < k; kk++) {
       const double product = (double)xr[kk] * (double)column[kk]; /* exact: 24 + 24 bits */
       acc += product;
-      sum_abs += aligned_magnitude(xr[kk], column[kk], min_normal);
+      if (bound != NULL) sum_abs += (double)x_mag[m * k + kk] * (double)column_mag[kk];
     }
     lutmm_store_from_f64(a->y, a->y_dtype, m * n + nn, acc);
     if (bound != NULL) {
@@ -63,22 +68,30 @@ static void column_product(const lutmm_gemm_args *a, const float *x, const float
 lutmm_status lutmm_reference_gemm_run(int num_threads, const lutmm_weights *w, const lutmm_gemm_args *a,
                                       float *bound) {
   const int64_t k = w->params.k, n = w->params.n;
-  float *x = widen_x(a, k);
-  if (x == NULL) return LUTMM_ERR_OUT_OF_MEMORY;
+  const float min_normal = (float)lutmm_dtype_min_normal(a->x_dtype);
+  float *x = widen_x(a, k), *x_mag = NULL;
+  if (x != NULL && bound != NULL && (x_mag = malloc((size_t)(a->m * k) * sizeof *x_mag)) != NULL)
+    aligned_magnitudes(x, a->m * k, min_normal, x_mag);
+  if (x == NULL || (bound != NULL && x_mag == NULL)) {
+    free(x);
+    return LUTMM_ERR_OUT_OF_MEMORY;
+  }
   int ok = 1;
 #pragma omp parallel num_threads(lutmm_ref_threads(num_threads)) reduction(&& : ok)
   {
-    float *column = malloc((size_t)k * sizeof *column);
+    float *column = malloc((size_t)k * 2 * sizeof *column), *column_mag = column + k;
     ok = column != NULL;
 #pragma omp for schedule(static)
     for (int64_t nn = 0; nn < n; nn++) {
       if (column == NULL) continue;
       lutmm_ref_dequantize_column(w, a->x_dtype, nn, column);
-      column_product(a, x, column, k, n, nn, bound);
+      if (bound != NULL) aligned_magnitudes(column, k, min_normal, column_mag);
+      column_product(a, x, x_mag, column, column_mag, k, n, nn, bound);
     }
     free(column);
   }
   free(x);
+  free(x_mag);
   return ok ? LUTMM_OK : LUTMM_ERR_OUT_OF_MEMORY;
 }
 
