@@ -119,7 +119,7 @@ static int tiles_whole(const lutmm_cuda_gemm_params *p) {
   return p->units % p->grid == 0 && (p->units / p->grid) % p->iters == 0;
 }
 
-/* The skinny kernel (M <= 32, 1..4-bit codes): X in m8 blocks, one tile of
+/* The skinny kernel (M <= 32, every code width): X in m8 blocks, one tile of
  * W atom columns per unit row, two k-atoms per unit. A block takes at least
  * iters/16 units, so a column is never cut into more than ~17 partials (its
  * last contributor adds them all); blocks never outnumber the SMs (one
@@ -129,7 +129,7 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const
                         lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
   p->mb = lutmm_skinny_mb(a->m);
-  const int warps = lutmm_skinny_warps(p->mb);
+  const int warps = lutmm_skinny_warps(p->mb, w->params.bits);
   p->tile_m = 8 * p->mb;
   p->tile_n = 64 * warps;
   p->m_tiles = 1;
@@ -151,13 +151,12 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const
 /* The skinny kernel numbers units and atoms in 32 bits (padded tiles
  * included) and addresses scales with 32-bit byte offsets; no weights that
  * fit a GPU come near either limit. Its shared memory
- * (199-215 KiB for 4-bit codes) fits Hopper but not every Ampere part. */
+ * (up to 223 KiB) fits Hopper but not every Ampere part. */
 static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                       const lutmm_cuda_gemm_params *p) {
-  const int mb = lutmm_skinny_mb(a->m);
-  const int64_t columns = (w->geom.n_atoms + lutmm_skinny_warps(mb) - 1) / lutmm_skinny_warps(mb) *
-                          lutmm_skinny_warps(mb);
-  return w->params.bits <= 4 && a->m <= 32 &&
+  const int mb = lutmm_skinny_mb(a->m), warps = lutmm_skinny_warps(mb, w->params.bits);
+  const int64_t columns = (w->geom.n_atoms + warps - 1) / warps * warps;
+  return a->m <= 32 &&
          lutmm_skinny_smem_bytes(s->smem_base, w->params.bits, mb, p->atom_one_group) <= s->smem_per_block &&
          columns * (w->geom.k_atoms + 1) < ((int64_t)1 << 31) &&
          w->geom.scale_rows * w->geom.n_pad * 4 < ((int64_t)1 << 31);

@@ -109,34 +109,45 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
   return lutmm_cuda_floor_div((u + 1) * grid - 1, units);
 }
 
-/* ---- The skinny kernel (M <= 32, codes of 1..4 bits): docs/HEURISTICS.md.
+/* ---- The skinny kernel (M <= 32, codes of 1..8 bits): docs/HEURISTICS.md.
  * Each warp streams one 64-column atom column through its own ring of
  * shared-memory atom slots (filled by cp.async RING atoms ahead of the one
- * it computes); a block of W warps shares its X chunks and its pair table. */
+ * it computes); a block of W warps shares its X chunks and its lookup table. */
 #define LUTMM_SKINNY_X_ROW_BYTES 144 /* 64 fp16 + 16 bytes of padding: conflict-free ldmatrix */
 
-/* As many warps as 64K registers allow at the accumulators' size: 16 for
- * M <= 8, 12 for M <= 16, 8 for M <= 32 (docs/HEURISTICS.md). */
 /* X rows held in m8 blocks: 1, 2 or 4 for M <= 8, 16, 32. */
 LUTMM_HD static inline int lutmm_skinny_mb(int64_t m) { return m <= 8 ? 1 : m <= 16 ? 2 : 4; }
-LUTMM_HD static inline int lutmm_skinny_warps(int mb) { return mb == 1 ? 16 : mb == 2 ? 12 : 8; }
+/* As many warps as 64K registers allow at the accumulators' size: 16 for
+ * M <= 8, 12 for M <= 16, 8 for M <= 32; 7- and 8-bit codes take 12 at
+ * M <= 8, so that their larger atoms still get a ring of two or three
+ * (docs/HEURISTICS.md). A macro, so that kernels use it as a constant. */
+#define LUTMM_SKINNY_WARPS(mb, bits) ((mb) == 1 ? ((bits) >= 7 ? 12 : 16) : (mb) == 2 ? 12 : 8)
+LUTMM_HD static inline int lutmm_skinny_warps(int mb, int bits) { return LUTMM_SKINNY_WARPS(mb, bits); }
 LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* atoms per X chunk */
 
-/* Atoms a warp has in flight: the deepest ring whose slots still fit a
- * 227 KiB block (H100/H200) beside X, the scale rings and the 64 KiB-aligned
- * table; only 4-bit codes with 16 warps (or per-slab scales) run short of
- * room. A macro, so that kernels use it as a constant. */
-#define LUTMM_SKINNY_RING(bits, mb, one_row) \
-  ((bits) == 4 && (mb) == 1 ? ((one_row) ? 3 : 2) : (bits) == 4 && (mb) == 2 && !(one_row) ? 3 : 4)
+/* Atoms a warp has in flight: the deepest ring (at most 4) whose slots still
+ * fit a 227 KiB block (H100/H200) beside X, the scale rings and the 64
+ * KiB-aligned table (test_cuda_layout checks every case). */
+#define LUTMM_SKINNY_RING(bits, mb, one_row)                                                                     \
+  ((bits) <= 3   ? 4                                                                                           \
+   : (bits) == 4 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : (mb) == 2 && !(one_row) ? 3 : 4)                        \
+   : (bits) == 5 ? ((mb) == 1 && !(one_row) ? 3 : 4)                                                          \
+   : (bits) == 6 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : (mb) == 2 && !(one_row) ? 3 : 4)                        \
+   : (bits) == 7 ? ((mb) == 4 ? 4 : (one_row) ? 3 : 2)                                                        \
+                 : ((mb) == 4 ? 3 : 2))
 /* One ring slot of a warp: 32 lanes × `bits` 16-byte words. */
 #define LUTMM_SKINNY_SLOT_BYTES(bits) (512u * (uint32_t)(bits))
 /* One atom's scale rows: one row when the atom lies in one group, else up
  * to four (one per 16-row slab); 64 columns of at most 4 bytes each. */
 #define LUTMM_SKINNY_SCALE_ENTRY(one_row) ((one_row) ? 256u : 1024u)
-/* Pair table: entry e at e·256 bytes, lane L's copy at +4L, starting on a
- * 64 KiB boundary of the shared window, so that one PRMT of (index byte,
- * table address | 4L) is the whole lookup address. */
-LUTMM_HD static inline uint32_t lutmm_skinny_table_bytes(int bits) { return 256u << (2 * bits); }
+/* Lookup table, starting on a 64 KiB boundary of the shared window, so that
+ * one PRMT of (index byte, table address | 4L) is the whole lookup address:
+ * for codes of up to 4 bits a pair table (entry e, the two codes whose
+ * slices e holds, at e·256 bytes), for wider codes a table of single codes
+ * (code c at c·256); lane L's copy at +4L. */
+LUTMM_HD static inline uint32_t lutmm_skinny_table_bytes(int bits) {
+  return bits <= 4 ? 256u << (2 * bits) : 256u << bits;
+}
 #define LUTMM_SKINNY_TABLE_ALIGN 65536u
 
 /* Where everything lies in the shared window, for a block whose dynamic
@@ -152,7 +163,7 @@ typedef struct lutmm_skinny_layout {
 
 LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base, int bits, int mb, int one_row) {
   lutmm_skinny_layout l;
-  const uint32_t warps = (uint32_t)lutmm_skinny_warps(mb), ring = LUTMM_SKINNY_RING(bits, mb, one_row);
+  const uint32_t warps = (uint32_t)lutmm_skinny_warps(mb, bits), ring = LUTMM_SKINNY_RING(bits, mb, one_row);
   const uint32_t per_warp = ring * LUTMM_SKINNY_SLOT_BYTES(bits);
   l.x = base;
   l.scales = l.x + 2u * (uint32_t)lutmm_skinny_chunk(mb) * (uint32_t)(8 * mb) * LUTMM_SKINNY_X_ROW_BYTES;

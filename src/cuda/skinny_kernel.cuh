@@ -1,5 +1,7 @@
-/* The skinny LUT-GEMM kernel: M <= 32 rows of X against codes of 1..4 bits,
- * the case where the weights' bytes are the whole cost.
+/* The skinny LUT-GEMM kernel: M <= 32 rows of X against codes of 1..8 bits,
+ * the case where the weights' bytes are the whole cost. Codes of up to 4
+ * bits are looked up a pair at a time (pair table), wider ones one code at
+ * a time (a 2^b-entry table) and paired in registers.
  *
  * Work is a Stream-K range of units (tile, k-atom pair) per block; a tile is
  * W consecutive 64-column atom columns and warp w owns column w of every
@@ -35,7 +37,7 @@ namespace skinny {
 
 template <int MB, int BITS>
 struct cfg {
-  static constexpr int WARPS = MB == 1 ? 16 : MB == 2 ? 12 : 8; /* lutmm_skinny_warps */
+  static constexpr int WARPS = LUTMM_SKINNY_WARPS(MB, BITS);
   static constexpr int THREADS = 32 * WARPS;
   static constexpr int ROWS = 8 * MB;            /* X rows held: M <= ROWS */
   static constexpr int CHUNK = 16 / MB;          /* k-atoms per X chunk */
@@ -208,6 +210,55 @@ __device__ __forceinline__ uint32_t lookup(uint32_t table_lane, uint32_t index, 
   return v;
 }
 
+/* Wide codes (5..8 bits). Byte i of `first` / `second` is the first /
+ * second code of this lane's pair i of n16 block j in slab `slab`: each
+ * slice's 2w bits of a pair (first code low) are split and put at the
+ * slice's position. 8-bit codes are one plane whose words hold two pairs,
+ * code bytes already whole. */
+template <int BITS>
+__device__ __forceinline__ void code_bytes(const uint32_t *w, int slab, int j, uint32_t &first, uint32_t &second) {
+  if constexpr (BITS == 8) {
+    const uint32_t a = w[8 * slab + 2 * j], b = w[8 * slab + 2 * j + 1]; /* pairs 0, 1 and 2, 3 */
+    first = __byte_perm(a, b, 0x6420u);
+    second = __byte_perm(a, b, 0x7531u);
+  } else {
+    first = 0;
+    second = 0;
+#pragma unroll
+    for (int sl = 0; sl < slices<BITS>::count; sl++) {
+      const int width = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
+      const uint32_t word = w[4 * sh + slab * width + j * width / 4];
+      const int shift = width == 4 ? 0 : width == 2 ? 4 * (j % 2) : 2 * j;
+      const uint32_t low = width == 4 ? 0x0F0F0F0Fu : width == 2 ? 0x03030303u : 0x01010101u;
+      first |= ((word >> shift) & low) << sh;
+      second |= ((word >> (shift + width)) & low) << sh;
+    }
+  }
+}
+
+/* The words of slabs kb and kb + 1 of this lane's atom in its ring slot
+ * (indexed as read_atom's): per plane only the 16-byte words those slabs
+ * use, so a wide atom never holds all its words in registers at once. */
+template <int BITS>
+__device__ __forceinline__ void read_slab_pair(uint32_t slot_lane, int kb, uint32_t (&w)[4 * BITS]) {
+#pragma unroll
+  for (int sl = 0; sl < slices<BITS>::count; sl++) {
+    const int width = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
+    const int q_lo = sh + kb * width / 4, q_hi = sh + ((kb + 2) * width - 1) / 4;
+#pragma unroll
+    for (int q = q_lo; q <= q_hi; q++)
+      asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+                   : "=r"(w[4 * q]), "=r"(w[4 * q + 1]), "=r"(w[4 * q + 2]), "=r"(w[4 * q + 3])
+                   : "r"(slot_lane + 512 * q));
+  }
+}
+
+/* The pair of codes at byte b of `first` and `second`, from the single-code
+ * table (each entry's low half is the value). */
+__device__ __forceinline__ uint32_t lookup_codes(uint32_t table_lane, uint32_t first, uint32_t second, int b) {
+  return __byte_perm(lookup(table_lane, first, b), lookup(table_lane, second, b), 0x5410u);
+}
+
 /* Rewrites a ring entry's scale rows in compute dtype, in place: row r's
  * 64 stored values (at r·256) become 64 compute-dtype values at the row's
  * start. A lane converts columns 2·lane and 2·lane + 1; every lane reads
@@ -235,7 +286,9 @@ __device__ __forceinline__ void scale_pairs(const uint8_t *row, int lane, uint32
   for (int nb = 0; nb < 8; nb++) s2[nb] = __byte_perm((uint32_t)raw[8 * nb], 0, 0x1010u);
 }
 
-/* One atom: 4 slabs × 4 n16 blocks × MB m8 blocks of mma.m16n8k16. `xs`
+/* One atom: 4 slabs × 4 n16 blocks × MB m8 blocks of mma.m16n8k16. The
+ * atom's words come from this lane's ring slot `slot_lane`: all at once for
+ * codes of up to 4 bits, two slabs at a time for wider ones. `xs`
  * is this lane's ldmatrix row in the atom's X slot (row lane % 8, k offset
  * 8·(lane / 8): matrices k 0–7, 8–15 of slab kb, then of slab kb + 1). s2
  * holds the previous atom's slab-3 scales; `carry` says they still apply,
@@ -243,10 +296,12 @@ __device__ __forceinline__ void scale_pairs(const uint8_t *row, int lane, uint32
  * ONE_ROW: the atom lies in one scale group (group_size % 64 == 0 or one
  * group per column), so its scales never change between slabs. */
 template <typename T, int MB, int BITS, bool ONE_ROW>
-__device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, int atom, int lane,
-                                             const uint32_t (&w)[cfg<MB, BITS>::WORDS], uint8_t *entry,
-                                             const uint8_t *xs, uint32_t table_lane, bool carry, uint32_t (&s2)[8],
-                                             float (&acc)[MB][4][4]) {
+__device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, int atom, int lane, uint32_t slot_lane,
+                                             uint8_t *entry, const uint8_t *xs, uint32_t table_lane, bool carry,
+                                             uint32_t (&s2)[8], float (&acc)[MB][4][4]) {
+  constexpr bool PAIRS = BITS <= 4;
+  uint32_t w[cfg<MB, BITS>::WORDS];
+  if constexpr (PAIRS) read_atom<BITS>(slot_lane, w);
   int held = 0;
   if (!carry) {
     if (p.scale_dtype != (int)compute<T>::kDtype) convert_scales<T, ONE_ROW>(p, entry, lane);
@@ -254,6 +309,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
   }
 #pragma unroll
   for (int kb = 0; kb < 4; kb += 2) {
+    if constexpr (!PAIRS) read_slab_pair<BITS>(slot_lane, kb, w);
     uint32_t xf[MB][4];
 #pragma unroll
     for (int mb = 0; mb < MB; mb++) ldmatrix_x4(xf[mb], xs + 8 * mb * LUTMM_SKINNY_X_ROW_BYTES + 32 * kb);
@@ -269,12 +325,23 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
       }
 #pragma unroll
       for (int j = 0; j < 4; j++) {
-        const uint32_t index = pair_indices<BITS>(w, slab, j);
-        /* A fragment of W^T: rows (columns of W) g, g + 8; k 2q.., 2q + 8.. */
-        const uint32_t a[4] = {compute<T>::mul2(lookup(table_lane, index, 0), s2[2 * j]),
-                               compute<T>::mul2(lookup(table_lane, index, 2), s2[2 * j + 1]),
-                               compute<T>::mul2(lookup(table_lane, index, 1), s2[2 * j]),
-                               compute<T>::mul2(lookup(table_lane, index, 3), s2[2 * j + 1])};
+        /* A fragment of W^T: rows (columns of W) g, g + 8; k 2q.., 2q + 8..,
+         * that is this lane's pairs 0, 2, 1, 3 of n16 block j. */
+        uint32_t a[4];
+        if constexpr (PAIRS) {
+          const uint32_t index = pair_indices<BITS>(w, slab, j);
+          a[0] = compute<T>::mul2(lookup(table_lane, index, 0), s2[2 * j]);
+          a[1] = compute<T>::mul2(lookup(table_lane, index, 2), s2[2 * j + 1]);
+          a[2] = compute<T>::mul2(lookup(table_lane, index, 1), s2[2 * j]);
+          a[3] = compute<T>::mul2(lookup(table_lane, index, 3), s2[2 * j + 1]);
+        } else {
+          uint32_t first, second;
+          code_bytes<BITS>(w, slab, j, first, second);
+          a[0] = compute<T>::mul2(lookup_codes(table_lane, first, second, 0), s2[2 * j]);
+          a[1] = compute<T>::mul2(lookup_codes(table_lane, first, second, 2), s2[2 * j + 1]);
+          a[2] = compute<T>::mul2(lookup_codes(table_lane, first, second, 1), s2[2 * j]);
+          a[3] = compute<T>::mul2(lookup_codes(table_lane, first, second, 3), s2[2 * j + 1]);
+        }
 #pragma unroll
         for (int mb = 0; mb < MB; mb++) compute<T>::mma(acc[mb][j], a, xf[mb][2 * h], xf[mb][2 * h + 1]);
       }
@@ -394,19 +461,25 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   if (lane == 0) *ticket = 0; /* ready for the next launch */
 }
 
-/* Pair table: entry e (the two codes whose slices e holds) at e·256 bytes,
- * one copy per lane at +4·lane, so a warp's lookups never share a bank.
- * An entry's 32 copies are 128 contiguous bytes: 16-byte stores of 4 copies. */
+/* The lookup table (lutmm_skinny_table_bytes): entry e at e·256 bytes, one
+ * copy per lane at +4·lane, so a warp's lookups never share a bank. An
+ * entry's 32 copies are 128 contiguous bytes: 16-byte stores of 4 copies.
+ * Codes of up to 4 bits: entry e holds the pair of codes whose slices e
+ * holds. Wider codes: entry c holds code c's value in its low half. */
 template <typename T, int MB, int BITS>
 __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
-  constexpr int ENTRIES = 1 << (2 * BITS);
+  constexpr int ENTRIES = BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS;
   for (int i = (int)threadIdx.x; i < ENTRIES * 8; i += cfg<MB, BITS>::THREADS) {
     const int e = i / 8, quarter = i % 8;
-    int c0, c1;
-    pair_codes<BITS>(e, c0, c1);
-    const uint32_t pair =
-        (uint32_t)compute<T>::from_float(p.table[c0]) | ((uint32_t)compute<T>::from_float(p.table[c1]) << 16);
-    *(uint4 *)(table + e * 256 + quarter * 16) = make_uint4(pair, pair, pair, pair);
+    uint32_t value;
+    if constexpr (BITS <= 4) {
+      int c0, c1;
+      pair_codes<BITS>(e, c0, c1);
+      value = (uint32_t)compute<T>::from_float(p.table[c0]) | ((uint32_t)compute<T>::from_float(p.table[c1]) << 16);
+    } else {
+      value = (uint32_t)compute<T>::from_float(p.table[e]);
+    }
+    *(uint4 *)(table + e * 256 + quarter * 16) = make_uint4(value, value, value, value);
   }
 }
 
@@ -562,12 +635,11 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
           __syncwarp();
         }
         if (column_ok) {
-          uint32_t w[C::WORDS];
-          read_atom<BITS>(ring_lane + slot * R::SLOT, w);
           const bool carry = h == 0 ? u != lo && ((uint32_t)even & group_mask) != 0
                                     : ((uint32_t)(even + 1) & group_mask) != 0;
-          compute_atom<T, MB, BITS, ONE_ROW>(p, even + h, lane, w, entries + slot * R::ENTRY,
-                                             xs + h * C::X_SLOT_BYTES, table_lane, carry, s2, acc);
+          compute_atom<T, MB, BITS, ONE_ROW>(p, even + h, lane, ring_lane + slot * R::SLOT,
+                                             entries + slot * R::ENTRY, xs + h * C::X_SLOT_BYTES, table_lane, carry,
+                                             s2, acc);
         }
         /* Every lane is done with this slot's scale rows: refill it. */
         __syncwarp();

@@ -15,7 +15,11 @@ const void *kernel_for_bits(int bits) {
     case 1: return (const void *)skinny_kernel<T, MB, 1, ONE_ROW>;
     case 2: return (const void *)skinny_kernel<T, MB, 2, ONE_ROW>;
     case 3: return (const void *)skinny_kernel<T, MB, 3, ONE_ROW>;
-    default: return (const void *)skinny_kernel<T, MB, 4, ONE_ROW>;
+    case 4: return (const void *)skinny_kernel<T, MB, 4, ONE_ROW>;
+    case 5: return (const void *)skinny_kernel<T, MB, 5, ONE_ROW>;
+    case 6: return (const void *)skinny_kernel<T, MB, 6, ONE_ROW>;
+    case 7: return (const void *)skinny_kernel<T, MB, 7, ONE_ROW>;
+    default: return (const void *)skinny_kernel<T, MB, 8, ONE_ROW>;
   }
 }
 
@@ -40,7 +44,7 @@ template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base) {
   void *args[] = {(void *)p};
   return cudaLaunchKernel(kernel_for<T>(p->mb, p->bits, p->atom_one_group), dim3((unsigned)p->grid),
-                          dim3(32 * (unsigned)lutmm_skinny_warps(p->mb)), args,
+                          dim3(32 * (unsigned)lutmm_skinny_warps(p->mb, p->bits)), args,
                           lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group), stream);
 }
 
@@ -50,7 +54,7 @@ template <typename T>
 cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
   const int mbs[3] = {1, 2, 4};
   for (int i = 0; i < 3; i++)
-    for (int bits = 1; bits <= 4; bits++)
+    for (int bits = 1; bits <= 8; bits++)
       for (int one_row = 0; one_row < 2; one_row++) {
         const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, mbs[i], one_row);
         if (bytes > limit) continue;

@@ -2,7 +2,7 @@
  * checked on the host: the host (launch sizes) and the kernels (addresses,
  * Stream-K ranges) evaluate the same functions, so their invariants can be
  * proved here without a GPU.
- * skinny_layout: for every instantiation (bits 1..4, MB 1/2/4, one-row or
+ * skinny_layout: for every instantiation (bits 1..8, MB 1/2/4, one-row or
  * per-slab scales) and dynamic-memory bases 0..4 KiB, regions in order and
  * disjoint, the pair table on a 64 KiB boundary, every warp's ring 16-byte
  * aligned and inside the gap or after the table, and the Hopper block limit
@@ -22,7 +22,7 @@
  * order, aligned) rather than as the layout's own formulas. */
 static void check_one(uint32_t base, int bits, int mb, int one_row) {
   const lutmm_skinny_layout l = lutmm_skinny_layout_at(base, bits, mb, one_row);
-  const uint32_t warps = (uint32_t)lutmm_skinny_warps(mb), ring = LUTMM_SKINNY_RING(bits, mb, one_row);
+  const uint32_t warps = (uint32_t)lutmm_skinny_warps(mb, bits), ring = LUTMM_SKINNY_RING(bits, mb, one_row);
   const uint32_t per_warp = ring * LUTMM_SKINNY_SLOT_BYTES(bits);
   /* two X chunks of 16/MB k-atoms, 8·MB rows of 144 bytes each */
   const uint32_t x_need = 2u * (16u / (uint32_t)mb) * 8u * (uint32_t)mb * LUTMM_SKINNY_X_ROW_BYTES;
@@ -50,7 +50,7 @@ static void check_one(uint32_t base, int bits, int mb, int one_row) {
 
 static void skinny_layout(void) {
   for (uint32_t base = 0; base <= 4096; base += 256)
-    for (int bits = 1; bits <= 4; bits++)
+    for (int bits = 1; bits <= 8; bits++)
       for (int mb = 1; mb <= 4; mb *= 2)
         for (int one_row = 0; one_row < 2; one_row++) check_one(base, bits, mb, one_row);
 }
