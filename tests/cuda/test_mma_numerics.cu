@@ -84,10 +84,13 @@ const char *const kClassNames[CLASSES] = {"normal", "subnormal w", "1-3 bit subn
                                           "zero w, huge x"};
 
 /* Activations near 1 (fp16) or 2^95 (bf16, so products stay fp32-normal),
- * weights just above the subnormal range unless the class says otherwise. */
+ * weights just above the subnormal range unless the class says otherwise.
+ * Subnormal activations meet weights from the activations' normal range,
+ * so that their products too stay fp32-normal (bf16: ~2^-40, not 2^-259,
+ * which would only test fp32 underflow). */
 void fill(const format &f, operand_class c, rng &r, std::vector<uint16_t> &a, std::vector<uint16_t> &b) {
   const int x_lo = f.bf16 ? 90 : -8, x_hi = f.bf16 ? 100 : 4;
-  const int w_lo = f.bf16 ? -126 : -14, w_hi = f.bf16 ? -120 : -8;
+  const int w_lo = c == SUB_X ? x_lo : f.bf16 ? -126 : -14, w_hi = c == SUB_X ? x_hi : f.bf16 ? -120 : -8;
   const uint32_t all_mant = (1u << f.mant_bits) - 1;
   for (auto &x : a) x = c == SUB_X ? f.subnormal(r, 7) : f.normal(r, x_lo, x_hi);
   for (auto &w : b) {
@@ -100,9 +103,11 @@ void fill(const format &f, operand_class c, rng &r, std::vector<uint16_t> &a, st
     }
 }
 
-/* Runs the MMAs; returns the failures against a_k and counts in *naive the
- * dot products that plain |x·ŵ| would have failed. */
-long check_class(const format &f, operand_class c, rng &r, long *naive, long *inexact) {
+/* Runs the MMAs; returns the failures against a_k, counts in *naive the
+ * dot products that plain |x·ŵ| would have failed, and puts in *worst the
+ * largest error in units of 2^-23 · max_k a_k (the figure NUMERICS.md
+ * quotes). */
+long check_class(const format &f, operand_class c, rng &r, long *naive, long *inexact, double *worst) {
   std::vector<uint16_t> a((size_t)kMmas * 256), b((size_t)kMmas * 128);
   std::vector<float> d((size_t)kMmas * 128);
   fill(f, c, r, a, b);
@@ -122,16 +127,20 @@ long check_class(const format &f, operand_class c, rng &r, long *naive, long *in
   for (int t = 0; t < kMmas; t++)
     for (int i = 0; i < 16; i++)
       for (int j = 0; j < 8; j++) {
-        double exact = 0.0, aligned = 0.0, plain = 0.0; /* exact: 16 products of ≤ 22 bits, no rounding */
+        double exact = 0.0, aligned = 0.0, plain = 0.0, largest = 0.0; /* exact: 16 products of ≤ 22 bits */
         for (int k = 0; k < 16; k++) {
           const double x = f.value(a[t * 256 + i * 16 + k]), w = f.value(b[t * 128 + k * 8 + j]);
           exact += x * w;
           plain += std::fabs(x * w);
-          if (x != 0.0 && w != 0.0) aligned += std::fmax(std::fabs(x), f.min_normal) * std::fmax(std::fabs(w), f.min_normal);
+          if (x == 0.0 || w == 0.0) continue;
+          const double a_k = std::fmax(std::fabs(x), f.min_normal) * std::fmax(std::fabs(w), f.min_normal);
+          aligned += a_k;
+          largest = std::fmax(largest, a_k);
         }
         const double err = std::fabs((double)d[t * 128 + i * 8 + j] - exact);
         const double term = 2.0 * 16.0 * 0x1p-24, tiny = 0x1p-149;
         *inexact += err != 0.0;
+        if (largest > 0.0) *worst = std::fmax(*worst, err / (0x1p-23 * largest));
         *naive += err > term * plain + tiny;
         if (err > term * aligned + tiny) {
           if (failures++ < 3)
@@ -156,14 +165,16 @@ int main() {
   for (const format &f : formats)
     for (int c = 0; c < CLASSES; c++) {
       long naive = 0, inexact = 0;
-      const long failures = check_class(f, (operand_class)c, r, &naive, &inexact);
+      double worst = 0.0;
+      const long failures = check_class(f, (operand_class)c, r, &naive, &inexact, &worst);
       if (failures < 0) {
         std::printf("CUDA error\n");
         return 1;
       }
       total_failures += failures;
-      std::printf("%s %-20s %ld dot products, %ld inexact, %ld past the bound (%ld with plain |x*w|)\n",
-                  f.bf16 ? "bf16" : "fp16", kClassNames[c], (long)kMmas * 128, inexact, failures, naive);
+      std::printf("%s %-20s %ld dot products, %ld inexact, worst %.2f x 2^-23 max a_k, %ld past the bound (%ld with "
+                  "plain |x*w|)\n",
+                  f.bf16 ? "bf16" : "fp16", kClassNames[c], (long)kMmas * 128, inexact, worst, failures, naive);
     }
   return total_failures == 0 ? 0 : 1;
 }
