@@ -127,7 +127,8 @@ LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* ato
 
 /* Atoms a warp has in flight: the deepest ring (at most 4) whose slots still
  * fit a 227 KiB block (H100/H200) beside X, the scale rings and the 64
- * KiB-aligned table (test_cuda_layout checks every case). */
+ * KiB-aligned table (chosen by computing the layout for each depth;
+ * test_cuda_layout checks that every case fits). */
 #define LUTMM_SKINNY_RING(bits, mb, one_row)                                                                     \
   ((bits) <= 3   ? 4                                                                                           \
    : (bits) == 4 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : (mb) == 2 && !(one_row) ? 3 : 4)                        \
