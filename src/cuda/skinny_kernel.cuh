@@ -352,41 +352,63 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
 /* Element e of n16 block j, m8 block mb in this lane's accumulators is
  * row 8·mb + 2·(lane % 4) + (e & 1), column 16·j + lane / 4 + 8·(e >> 1). */
 
-/* The last contributor of a cut column adds every partial in block order.
- * Lane l owns elements l + 32·i (row i/2, column l + 32·(i % 2)); each
- * partial's loads for all of them are independent, so the reduction waits
- * on memory once per partial, not once per element and partial. */
-template <int MB, int BITS>
-__device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
-                                int64_t last) {
+/* Rows 0 .. G − 1 (those below M) of a cut column: every block's partial
+ * added in block order. Lane l owns elements l + 32·i (row i/2, column l +
+ * 32·(i % 2)); the loads of BATCH partials are issued together, so the sum
+ * waits on memory once per BATCH partials. */
+template <int MB, int BITS, int G, int BATCH>
+__device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int warp, int lane, int64_t column0,
+                                            int64_t first, int64_t first_slot, int64_t last) {
   using C = cfg<MB, BITS>;
-  constexpr int PER_LANE = C::ROWS * 64 / 32;
-  const int64_t first_unit = (int64_t)tile * p.iters;
-  const int64_t first_slot =
-      lutmm_cuda_range_start(p.units, p.grid, first) == first_unit ? 2 * first : 2 * first + 1;
+  constexpr int PER_LANE = 2 * G;
   const size_t tile_elems = (size_t)C::ROWS * C::TILE_N;
-  const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
   const int rows = (int)p.m;
   float sum[PER_LANE];
 #pragma unroll
   for (int i = 0; i < PER_LANE; i++) sum[i] = 0.0f;
-#pragma unroll 2
-  for (int64_t b = first; b <= last; b++) {
-    const int64_t slot = b == first ? first_slot : 2 * b;
-    const float *at = p.workspace + (size_t)slot * tile_elems + (size_t)warp * 64 + lane;
-    const bool dropped = lutmm_fault_drop_partial(b - first);
-    float part[PER_LANE];
+  /* Whole batches, the last one cut short by predicates (a remainder loop
+   * would wait once per partial). */
+  for (int64_t b0 = first; b0 <= last; b0 += BATCH) {
+    float part[BATCH][PER_LANE];
 #pragma unroll
-    for (int i = 0; i < PER_LANE; i++)
-      part[i] = i / 2 < rows && !dropped ? __ldcg(at + (size_t)(i / 2) * C::TILE_N + 32 * (i % 2)) : 0.0f;
+    for (int t = 0; t < BATCH; t++) {
+      const int64_t b = b0 + t;
+      const int64_t slot = b == first ? first_slot : 2 * b;
+      const float *at = p.workspace + (size_t)slot * tile_elems + (size_t)warp * 64 + lane;
+      const bool load = b <= last && !lutmm_fault_drop_partial(b - first);
 #pragma unroll
-    for (int i = 0; i < PER_LANE; i++) sum[i] += part[i];
+      for (int i = 0; i < PER_LANE; i++)
+        part[t][i] = load && i / 2 < rows ? __ldcg(at + (size_t)(i / 2) * C::TILE_N + 32 * (i % 2)) : 0.0f;
+    }
+#pragma unroll
+    for (int t = 0; t < BATCH; t++)
+      if (b0 + t <= last)
+#pragma unroll
+        for (int i = 0; i < PER_LANE; i++) sum[i] += part[t][i];
   }
 #pragma unroll
   for (int i = 0; i < PER_LANE; i++) {
     const int n = lane + 32 * (i % 2);
     if (i / 2 < rows && column0 + n < p.n) store_output(p.y, p.y_dtype, (i / 2) * p.n + column0 + n, sum[i]);
   }
+}
+
+/* The last contributor of a cut column adds the partials and writes Y. It
+ * runs at the kernel's end (the column's other contributors end with their
+ * blocks), so its loads' round trips are the kernel's tail: M <= 2 (decode)
+ * takes 8 partials per round trip, a column split over 16 blocks in two;
+ * larger M takes all rows of 2 partials per round trip (1 at MB = 4, whose
+ * registers would not hold two). */
+template <int MB, int BITS>
+__device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
+                                int64_t last) {
+  using C = cfg<MB, BITS>;
+  const int64_t first_unit = (int64_t)tile * p.iters;
+  const int64_t first_slot =
+      lutmm_cuda_range_start(p.units, p.grid, first) == first_unit ? 2 * first : 2 * first + 1;
+  const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
+  if (p.m <= 2) reduce_rows<MB, BITS, 2, 8>(p, warp, lane, column0, first, first_slot, last);
+  else reduce_rows<MB, BITS, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, first, first_slot, last);
 }
 
 template <typename Out>
@@ -420,6 +442,14 @@ __device__ __forceinline__ void store_column(const lutmm_cuda_gemm_params &p, in
     }
 }
 
+/* Adds 1 to a ticket with acquire-release semantics at GPU scope; returns
+ * the old value. */
+__device__ __forceinline__ int ticket_add_acq_rel(int *ticket) {
+  int old;
+  asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;\n" : "=r"(old) : "l"(ticket) : "memory");
+  return old;
+}
+
 /* Writes a finished segment: straight to Y for a whole tile, else to the
  * block's workspace slot, and the column's last contributor reduces. */
 template <int MB, int BITS>
@@ -447,16 +477,18 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
 #pragma unroll
         for (int h = 0; h < 2; h++) part[(8 * mb + r) * C::TILE_N + 16 * j + 8 * h] = acc[mb][j][2 * h + r];
     }
-  __threadfence();
+  /* Lane 0's ticket add releases the warp's stores (ordered before it by
+   * __syncwarp) and, for the last contributor, acquires everyone else's;
+   * cheaper than a full fence on each side. */
   __syncwarp();
   const int64_t first = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit);
   const int64_t last = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit + p.iters - 1);
   int *ticket = p.tickets + first * C::WARPS + warp;
   int arrived = 0;
-  if (lane == 0) arrived = atomicAdd(ticket, 1);
+  if (lane == 0) arrived = ticket_add_acq_rel(ticket);
   arrived = __shfl_sync(0xFFFFFFFFu, arrived, 0);
   if (arrived != last - first) return;
-  __threadfence();
+  __syncwarp(); /* the other lanes' loads after lane 0's acquire */
   reduce_partials<MB, BITS>(p, c.tile, warp, lane, first, last);
   if (lane == 0) *ticket = 0; /* ready for the next launch */
 }
