@@ -119,16 +119,21 @@ __device__ __forceinline__ void fetch_atom(const plane_lanes<BITS> &pl, uint32_t
   }
 }
 
-/* This lane's words of the atom in its ring slot, as pair_indices reads
- * them: word 4q + i is element i of 16-byte word q. Volatile: the bytes arrive by
+/* 16-byte word q of this lane's atom in its ring slot into w[4q .. 4q + 3],
+ * the order pair_indices and code_bytes read. Volatile: the bytes arrive by
  * cp.async, so the read must stay after the wait for them. */
+template <int BITS>
+__device__ __forceinline__ void read_ring_word(uint32_t slot_lane, int q, uint32_t (&w)[4 * BITS]) {
+  asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(w[4 * q]), "=r"(w[4 * q + 1]), "=r"(w[4 * q + 2]), "=r"(w[4 * q + 3])
+               : "r"(slot_lane + 512 * q));
+}
+
+/* All of this lane's words of the atom (codes of up to 4 bits). */
 template <int BITS>
 __device__ __forceinline__ void read_atom(uint32_t slot_lane, uint32_t (&w)[4 * BITS]) {
 #pragma unroll
-  for (int q = 0; q < BITS; q++)
-    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(w[4 * q]), "=r"(w[4 * q + 1]), "=r"(w[4 * q + 2]), "=r"(w[4 * q + 3])
-                 : "r"(slot_lane + 512 * q));
+  for (int q = 0; q < BITS; q++) read_ring_word<BITS>(slot_lane, q, w);
 }
 
 /* The scale rows of k-atom `atom` of a column (at most 4: one per 16-row
@@ -187,16 +192,25 @@ __device__ void load_x_chunk(const lutmm_cuda_gemm_params &p, int v0, int hi, ui
 
 /* Pair index word j of slab `slab`: byte i holds the pair index of this
  * lane's pair i of n16 block j (slices merged as in the tiled kernel). */
+/* Slice sl's bits of this lane's pairs of n16 block j in slab `slab`: the
+ * word holding them, shifted so that each byte's low 2·width bits are the
+ * pair's (first code low). A 4-bit-wide slice fills whole bytes, narrower
+ * ones hold 2 or 4 n16 blocks per byte. */
+template <int BITS>
+__device__ __forceinline__ uint32_t slice_bits(const uint32_t *w, int sl, int slab, int j) {
+  const int width = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
+  const uint32_t word = w[4 * sh + slab * width + j * width / 4];
+  return word >> (width == 4 ? 0 : width == 2 ? 4 * (j % 2) : 2 * j);
+}
+
 template <int BITS>
 __device__ __forceinline__ uint32_t pair_indices(const uint32_t *w, int slab, int j) {
   uint32_t index = 0;
 #pragma unroll
   for (int sl = 0; sl < slices<BITS>::count; sl++) {
-    const int width = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
-    const uint32_t word = w[4 * sh + slab * width + j * width / 4];
-    const int shift = width == 4 ? 0 : width == 2 ? 4 * (j % 2) : 2 * j;
+    const int width = slices<BITS>::width(sl);
     const uint32_t mask = width == 4 ? 0xFFFFFFFFu : width == 2 ? 0x0F0F0F0Fu : 0x03030303u;
-    index |= ((word >> shift) & mask) << (2 * sh);
+    index |= (slice_bits<BITS>(w, sl, slab, j) & mask) << (2 * slices<BITS>::shift(sl));
   }
   return index;
 }
@@ -227,11 +241,10 @@ __device__ __forceinline__ void code_bytes(const uint32_t *w, int slab, int j, u
 #pragma unroll
     for (int sl = 0; sl < slices<BITS>::count; sl++) {
       const int width = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
-      const uint32_t word = w[4 * sh + slab * width + j * width / 4];
-      const int shift = width == 4 ? 0 : width == 2 ? 4 * (j % 2) : 2 * j;
+      const uint32_t bits = slice_bits<BITS>(w, sl, slab, j);
       const uint32_t low = width == 4 ? 0x0F0F0F0Fu : width == 2 ? 0x03030303u : 0x01010101u;
-      first |= ((word >> shift) & low) << sh;
-      second |= ((word >> (shift + width)) & low) << sh;
+      first |= (bits & low) << sh;
+      second |= ((bits >> width) & low) << sh;
     }
   }
 }
@@ -246,10 +259,7 @@ __device__ __forceinline__ void read_slab_pair(uint32_t slot_lane, int kb, uint3
     const int width = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
     const int q_lo = sh + kb * width / 4, q_hi = sh + ((kb + 2) * width - 1) / 4;
 #pragma unroll
-    for (int q = q_lo; q <= q_hi; q++)
-      asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n"
-                   : "=r"(w[4 * q]), "=r"(w[4 * q + 1]), "=r"(w[4 * q + 2]), "=r"(w[4 * q + 3])
-                   : "r"(slot_lane + 512 * q));
+    for (int q = q_lo; q <= q_hi; q++) read_ring_word<BITS>(slot_lane, q, w);
   }
 }
 
