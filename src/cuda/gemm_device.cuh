@@ -34,6 +34,21 @@ __device__ __forceinline__ void cp_async16_to(uint32_t dst, const void *src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
 }
 
+/* An L2 policy under which the lines it tags are evicted first: for weights
+ * that one kernel reads exactly once, so that streaming them does not push
+ * out of L2 what the kernel reads again later (the cut columns' partials,
+ * X, scales). */
+__device__ __forceinline__ uint64_t l2_evict_first_policy() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
+
+/* cp_async16_to tagged with an L2 policy (l2_evict_first_policy). */
+__device__ __forceinline__ void cp_async16_stream(uint32_t dst, const void *src, uint64_t policy) {
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "l"(policy));
+}
+
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 
 /* Waits until at most `pending` committed groups are in flight (0..7). */

@@ -39,6 +39,7 @@ typedef struct lutmm_cuda_gemm_params {
   int tile_m, tile_n; /* a partial tile in the workspace: tile_m × tile_n fp32 */
   int mb;             /* skinny kernel: X rows held, in m8 blocks (1, 2, 4); 0 = tiled kernel */
   int *tickets;       /* skinny kernel: per cut tile column, partials written so far */
+  int weights_evict_first; /* skinny kernel: weight lines evict-first in L2 (docs/HEURISTICS.md) */
   float table[256];
 } lutmm_cuda_gemm_params;
 
