@@ -423,8 +423,9 @@ __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int
  * runs at the kernel's end (the column's other contributors end with their
  * blocks), so its loads' round trips are the kernel's tail: M <= 2 (decode)
  * takes 8 partials per round trip, a column split over 16 blocks in two;
- * larger M takes all rows of 2 partials per round trip (1 at MB = 4, whose
- * registers would not hold two). */
+ * M = 3..4 takes 4 rows of 4; larger M all rows of 2 partials per round
+ * trip (1 at MB = 4, whose registers would not hold two). More at M = 5..8
+ * (8 rows of 3) spills the 16-warp kernels at 128 registers. */
 template <int MB, int BITS>
 __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
                                 int64_t last) {
@@ -434,6 +435,7 @@ __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int w
       lutmm_cuda_range_start(p.units, p.grid, first) == first_unit ? 2 * first : 2 * first + 1;
   const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
   if (p.m <= 2) reduce_rows<MB, BITS, 2, 8>(p, warp, lane, column0, first, first_slot, last);
+  else if (MB == 1 && p.m <= 4) reduce_rows<MB, BITS, 4, 4>(p, warp, lane, column0, first, first_slot, last);
   else reduce_rows<MB, BITS, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, first, first_slot, last);
 }
 
