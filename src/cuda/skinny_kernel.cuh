@@ -108,7 +108,7 @@ __device__ __forceinline__ plane_lanes<BITS> lanes_of(const lutmm_cuda_gemm_para
  * lane of the plane's atom, q = shift + c) to slot_lane + 512·q. Those are
  * exactly the bytes this lane reads back (read_atom), and a warp's reads of
  * one q cover 512 contiguous bytes: no bank conflicts. Each weight byte is
- * read once per launch; with `evict_first` its L2 lines go first, so the
+ * read once per launch; with EVICT_FIRST its L2 lines go first, so the
  * partials that blocks write early and the last contributor reads at the
  * kernel's end stay in L2 (the planner decides: docs/HEURISTICS.md). */
 template <int BITS, bool EVICT_FIRST>
