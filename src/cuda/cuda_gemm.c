@@ -152,9 +152,8 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const
    * reduction. Measured (docs/PERF.md, change 20): -1.4 to -2.0 us at M = 8
    * on 8192x28672 (4.7 blocks per tile); on 28672x8192 (16.5 blocks) it
    * gained nothing and cost up to 0.8 us, so that shape keeps the plain
-   * copy. */
-  const int64_t units_per_block = p->units / p->grid;
-  p->weights_evict_first = units_per_block > 0 && p->iters <= 8 * units_per_block;
+   * copy. grid <= units, so every block has a unit. */
+  p->weights_evict_first = p->iters <= 8 * (p->units / p->grid);
 }
 
 /* The skinny kernel numbers units and atoms in 32 bits (padded tiles

@@ -127,7 +127,7 @@ __device__ __forceinline__ void fetch_planes(const plane_lanes<BITS> &pl, uint32
 }
 
 /* The default path issues the plain copy: any policy operand, even
- * evict-normal, measured 0.5-1 us slower where evict-first does not pay. */
+ * evict-normal, measured 0.5-1.2 us slower where evict-first does not pay. */
 template <int BITS>
 __device__ __forceinline__ void fetch_atom(const plane_lanes<BITS> &pl, uint32_t atom, uint32_t slot_lane,
                                            bool evict_first) {
@@ -206,8 +206,6 @@ __device__ void load_x_chunk(const lutmm_cuda_gemm_params &p, int v0, int hi, ui
   }
 }
 
-/* Pair index word j of slab `slab`: byte i holds the pair index of this
- * lane's pair i of n16 block j (slices merged as in the tiled kernel). */
 /* Slice sl's bits of this lane's pairs of n16 block j in slab `slab`: the
  * word holding them, shifted so that each byte's low 2·width bits are the
  * pair's (first code low). A 4-bit-wide slice fills whole bytes, narrower
@@ -219,6 +217,8 @@ __device__ __forceinline__ uint32_t slice_bits(const uint32_t *w, int sl, int sl
   return word >> (width == 4 ? 0 : width == 2 ? 4 * (j % 2) : 2 * j);
 }
 
+/* Pair index word j of slab `slab`: byte i holds the pair index of this
+ * lane's pair i of n16 block j (slices merged as in the tiled kernel). */
 template <int BITS>
 __device__ __forceinline__ uint32_t pair_indices(const uint32_t *w, int slab, int j) {
   uint32_t index = 0;
