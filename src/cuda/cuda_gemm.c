@@ -7,6 +7,7 @@
 #include "cuda_ops.h"
 #include "cuda_state.h"
 #include "gemm_params.h"
+#include "numeric.h"
 
 #define MAX_STAGES 8
 #define BLOCK_RESERVED_SMEM 1024 /* the runtime keeps 1 KiB of each block's share */
@@ -119,16 +120,15 @@ static int tiles_whole(const lutmm_cuda_gemm_params *p) {
   return p->units % p->grid == 0 && (p->units / p->grid) % p->iters == 0;
 }
 
-/* The skinny kernel (M <= 32, every code width): X in m8 blocks, one tile of
- * W atom columns per unit row, two k-atoms per unit. A block takes at least
+/* The skinny kernel (one launch per `m` <= 64 rows, every code width): X in
+ * m8 blocks, one tile of W atom columns per unit row, two k-atoms per unit. A block takes at least
  * iters/16 units, so a column is never cut into more than ~17 partials (its
  * last contributor adds them all); blocks never outnumber the SMs (one
  * block fills an SM) nor the ticket array. A workspace too small for two
  * partial tiles per block gives one block per tile (no partials). */
-static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
-                        lutmm_cuda_gemm_params *p) {
+static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
-  p->mb = lutmm_skinny_mb(a->m);
+  p->mb = lutmm_skinny_mb(m);
   const int warps = lutmm_skinny_warps(p->mb, w->params.bits);
   p->tile_m = 8 * p->mb;
   p->tile_n = 64 * warps;
@@ -156,18 +156,59 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const
   p->weights_evict_first = p->iters <= 8 * (p->units / p->grid);
 }
 
+/* Rows of X per skinny launch: 64 with one-row scales, else 32 (fewer
+ * when M is smaller). */
+static int64_t skinny_rows(const lutmm_gemm_args *a, const lutmm_cuda_gemm_params *p) {
+  const int64_t most = 8 * lutmm_skinny_max_mb(p->atom_one_group);
+  return a->m < most ? a->m : most;
+}
+
+/* Whether one skinny launch per skinny_rows rows beats the tiled kernel:
+ * always for up to two launches; for up to four only with one-row scales
+ * and weights of at least 2^25 elements. Measured on the H200 at NF4
+ * (docs/PERF.md, change 22): two launches 1.0-2.6x faster than the tiled
+ * kernel on every shape; four 64-row launches 1.6-1.8x faster on 8192 x
+ * 28672 and 28672 x 8192 but 0.64-0.83x on 4096 x 4096 and 8192 x 1024;
+ * four 32-row launches (per-slab scales) 0.82-0.98x everywhere. */
+static int skinny_pays(const lutmm_weights *w, const lutmm_gemm_args *a, const lutmm_cuda_gemm_params *p) {
+  const int64_t rows = skinny_rows(a, p), launches = (a->m + rows - 1) / rows;
+  return launches <= 2 ||
+         (launches <= 4 && p->atom_one_group && w->params.k * w->params.n >= ((int64_t)1 << 25));
+}
+
 /* The skinny kernel numbers units and atoms in 32 bits (padded tiles
  * included) and addresses scales with 32-bit byte offsets; no weights that
- * fit a GPU come near either limit. Its shared memory
- * (up to 223 KiB) fits Hopper but not every Ampere part. */
+ * fit a GPU come near either limit. Its shared memory (up to 223 KiB) fits
+ * Hopper but not every Ampere part; there the tiled kernel takes every M. */
 static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                       const lutmm_cuda_gemm_params *p) {
-  const int mb = lutmm_skinny_mb(a->m), warps = lutmm_skinny_warps(mb, w->params.bits);
+  const int mb = lutmm_skinny_mb(skinny_rows(a, p)), warps = lutmm_skinny_warps(mb, w->params.bits);
   const int64_t columns = (w->geom.n_atoms + warps - 1) / warps * warps;
-  return a->m <= 32 &&
+  return skinny_pays(w, a, p) &&
          lutmm_skinny_smem_bytes(s->smem_base, w->params.bits, mb, p->atom_one_group) <= s->smem_per_block &&
          columns * (w->geom.k_atoms + 1) < ((int64_t)1 << 31) &&
          w->geom.scale_rows * w->geom.n_pad * 4 < ((int64_t)1 << 31);
+}
+
+/* One skinny launch per skinny_rows rows of X and Y, queued in order on the
+ * stream; each reads every weight again (skinny_pays says when that is
+ * worth it). The launches share the workspace and tickets; stream order
+ * keeps them apart. */
+static cudaError_t launch_skinny_rows(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
+                                      lutmm_cuda_gemm_params *p) {
+  const int64_t rows = skinny_rows(a, p);
+  const size_t x_row = (size_t)w->params.k * lutmm_dtype_size(a->x_dtype);
+  const size_t y_row = (size_t)w->params.n * lutmm_dtype_size(a->y_dtype);
+  for (int64_t r0 = 0; r0 < a->m; r0 += rows) {
+    p->m = a->m - r0 < rows ? a->m - r0 : rows;
+    p->x = (const uint8_t *)a->x + (size_t)r0 * x_row;
+    p->y = (uint8_t *)a->y + (size_t)r0 * y_row;
+    plan_skinny(s, w, p->m, p);
+    const cudaError_t err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_skinny_f16(s->stream, p, s->smem_base)
+                                                          : lutmm_cuda_launch_skinny_bf16(s->stream, p, s->smem_base);
+    if (err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
 }
 
 lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const lutmm_gemm_args *args) {
@@ -175,12 +216,7 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   lutmm_cuda_gemm_params p;
   memset(&p, 0, sizeof p);
   fill_operands(w, args, &p);
-  if (use_skinny(s, w, args, &p)) {
-    plan_skinny(s, w, args, &p);
-    return lutmm_cuda_status(args->x_dtype == LUTMM_DTYPE_F16
-                                 ? lutmm_cuda_launch_skinny_f16(s->stream, &p, s->smem_base)
-                                 : lutmm_cuda_launch_skinny_bf16(s->stream, &p, s->smem_base));
-  }
+  if (use_skinny(s, w, args, &p)) return lutmm_cuda_status(launch_skinny_rows(s, w, args, &p));
   /* The tiled kernel keeps 1..4-bit codes only at MF = 4 (gemm_launch.cuh). */
   gemm_plan plan = {w->params.bits <= 4 ? 4 : pick_mf(args->m), 0, 0, 0, 0};
   pick_stages(s, w->params.bits, &plan);

@@ -60,9 +60,10 @@ cudaError_t lutmm_cuda_launch_dequantize(cudaStream_t stream, const lutmm_weight
 cudaError_t lutmm_cuda_launch_gemm_f16(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem);
 cudaError_t lutmm_cuda_launch_gemm_bf16(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem);
 cudaError_t lutmm_cuda_launch_fixup(cudaStream_t stream, const lutmm_cuda_gemm_params *p);
-/* The skinny kernel (M <= 32, 1..8-bit codes), skinny_f16.cu / skinny_bf16.cu:
- * its own shared-memory size (lutmm_skinny_smem_bytes, from the window
- * address `smem_base` where dynamic shared memory starts) and in-kernel fixup. */
+/* The skinny kernel (up to 64 rows of X per launch, 1..8-bit codes),
+ * skinny_f16.cu / skinny_bf16.cu: its own shared-memory size
+ * (lutmm_skinny_smem_bytes, from the window address `smem_base` where
+ * dynamic shared memory starts) and in-kernel fixup. */
 cudaError_t lutmm_cuda_launch_skinny_f16(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base);
 cudaError_t lutmm_cuda_launch_skinny_bf16(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base);
 cudaError_t lutmm_cuda_skinny_allow_smem_f16(size_t limit, uint32_t smem_base);

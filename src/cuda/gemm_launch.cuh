@@ -8,8 +8,9 @@
 
 namespace lutmm_kernels {
 
-/* Codes of 1..4 bits reach this kernel only for M > 32 (MF = 4): the skinny
- * kernel takes smaller M. Wider codes use the generic path at every MF. */
+/* Codes of 1..4 bits reach this kernel only where the skinny kernel does
+ * not pay or does not fit (cuda_gemm.c), always at MF = 4. Wider codes use
+ * the generic path at every MF. */
 template <typename T>
 const void *kernel_for(int mf, int bits) {
   switch (bits) {

@@ -110,18 +110,23 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
   return lutmm_cuda_floor_div((u + 1) * grid - 1, units);
 }
 
-/* ---- The skinny kernel (M <= 32, codes of 1..8 bits): docs/HEURISTICS.md.
+/* ---- The skinny kernel (M <= 64 per launch, codes of 1..8 bits): docs/HEURISTICS.md.
  * Each warp streams one 64-column atom column through its own ring of
  * shared-memory atom slots (filled by cp.async RING atoms ahead of the one
  * it computes); a block of W warps shares its X chunks and its lookup table. */
 #define LUTMM_SKINNY_X_ROW_BYTES 144 /* 64 fp16 + 16 bytes of padding: conflict-free ldmatrix */
 
-/* X rows held in m8 blocks: 1, 2 or 4 for M <= 8, 16, 32. */
-LUTMM_HD static inline int lutmm_skinny_mb(int64_t m) { return m <= 8 ? 1 : m <= 16 ? 2 : 4; }
+/* X rows a launch holds, in m8 blocks: 1, 2, 4 or 8 for M <= 8, 16, 32, 64.
+ * 64 rows only with one-row scales (per-slab ones would spill); larger M
+ * runs one launch per 64 (32) rows. */
+LUTMM_HD static inline int lutmm_skinny_max_mb(int one_row) { return one_row ? 8 : 4; }
+LUTMM_HD static inline int lutmm_skinny_mb(int64_t m) { return m <= 8 ? 1 : m <= 16 ? 2 : m <= 32 ? 4 : 8; }
 /* As many warps as 64K registers allow at the accumulators' size: 16 for
- * M <= 8, 12 for M <= 16, 8 for M <= 32; 7- and 8-bit codes take 12 at
- * M <= 8, so that their larger atoms still get a ring of two or three
- * (docs/HEURISTICS.md). A macro, so that kernels use it as a constant. */
+ * M <= 8, 12 for M <= 16, 8 for M <= 32 and 64 (at 64 rows 8 warps still
+ * give each thread 255 registers for its 128 accumulators); 7- and 8-bit
+ * codes take 12 at M <= 8, so that their larger atoms still get a ring of
+ * two or three (docs/HEURISTICS.md). A macro, so that kernels use it as a
+ * constant. */
 #define LUTMM_SKINNY_WARPS(mb, bits) ((mb) == 1 ? ((bits) >= 7 ? 12 : 16) : (mb) == 2 ? 12 : 8)
 LUTMM_HD static inline int lutmm_skinny_warps(int mb, int bits) { return LUTMM_SKINNY_WARPS(mb, bits); }
 LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* atoms per X chunk */
@@ -135,8 +140,8 @@ LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* ato
    : (bits) == 4 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : (mb) == 2 && !(one_row) ? 3 : 4)                        \
    : (bits) == 5 ? ((mb) == 1 && !(one_row) ? 3 : 4)                                                          \
    : (bits) == 6 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : (mb) == 2 && !(one_row) ? 3 : 4)                        \
-   : (bits) == 7 ? ((mb) == 4 ? 4 : (one_row) ? 3 : 2)                                                        \
-                 : ((mb) == 4 ? 3 : 2))
+   : (bits) == 7 ? ((mb) >= 4 ? 4 : (one_row) ? 3 : 2)                                                        \
+                 : ((mb) >= 4 ? 3 : 2))
 /* One ring slot of a warp: 32 lanes × `bits` 16-byte words. */
 #define LUTMM_SKINNY_SLOT_BYTES(bits) (512u * (uint32_t)(bits))
 /* One atom's scale rows: one row when the atom lies in one group, else up

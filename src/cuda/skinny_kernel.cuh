@@ -1,4 +1,4 @@
-/* The skinny LUT-GEMM kernel: M <= 32 rows of X against codes of 1..8 bits,
+/* The skinny LUT-GEMM kernel: M <= 64 rows of X against codes of 1..8 bits,
  * the case where the weights' bytes are the whole cost. Codes of up to 4
  * bits are looked up a pair at a time (pair table), wider ones one code at
  * a time (a 2^b-entry table) and paired in registers.
@@ -312,6 +312,32 @@ __device__ __forceinline__ void scale_pairs(const uint8_t *row, int lane, uint32
   for (int nb = 0; nb < 8; nb++) s2[nb] = __byte_perm((uint32_t)raw[8 * nb], 0, 0x1010u);
 }
 
+/* MB = 8: X of slab `slab` only, B fragments of m8 blocks 2i and 2i + 1
+ * from one ldmatrix (xs is then this lane's row lane % 8 + 8·(lane / 16),
+ * k offset 8·((lane / 8) % 2)) into xf[mb][2·(slab % 2) ..]. Holding one
+ * slab of 64 rows rather than two keeps 16 registers free: the 64-row
+ * kernels sit at the 255-register limit. */
+template <int MB>
+__device__ __forceinline__ void x_slab(const uint8_t *xs, int slab, uint32_t (&xf)[MB][4]) {
+  const int h = slab % 2;
+#pragma unroll
+  for (int mb = 0; mb < MB; mb += 2) {
+    uint32_t r[4];
+    ldmatrix_x4(r, xs + 8 * mb * LUTMM_SKINNY_X_ROW_BYTES + 32 * slab);
+    xf[mb][2 * h] = r[0];
+    xf[mb][2 * h + 1] = r[1];
+    xf[mb + 1][2 * h] = r[2];
+    xf[mb + 1][2 * h + 1] = r[3];
+  }
+}
+
+/* X row of this lane's ldmatrix address: see compute_atom and x_slab. */
+template <int MB>
+__device__ __forceinline__ const uint8_t *x_lane_of(const uint8_t *xbuf, int lane) {
+  if (MB == 8) return xbuf + ((lane & 7) + 8 * (lane >> 4)) * LUTMM_SKINNY_X_ROW_BYTES + 16 * ((lane >> 3) & 1);
+  return xbuf + (lane & 7) * LUTMM_SKINNY_X_ROW_BYTES + 16 * (lane >> 3);
+}
+
 /* One atom: 4 slabs × 4 n16 blocks × MB m8 blocks of mma.m16n8k16. The
  * atom's words come from this lane's ring slot `slot_lane`: all at once for
  * codes of up to 4 bits, two slabs at a time for wider ones. `xs`
@@ -337,11 +363,14 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
   for (int kb = 0; kb < 4; kb += 2) {
     if constexpr (!PAIRS) read_slab_pair<BITS>(slot_lane, kb, w);
     uint32_t xf[MB][4];
+    if constexpr (MB < 8) {
 #pragma unroll
-    for (int mb = 0; mb < MB; mb++) ldmatrix_x4(xf[mb], xs + 8 * mb * LUTMM_SKINNY_X_ROW_BYTES + 32 * kb);
+      for (int mb = 0; mb < MB; mb++) ldmatrix_x4(xf[mb], xs + 8 * mb * LUTMM_SKINNY_X_ROW_BYTES + 32 * kb);
+    }
 #pragma unroll
     for (int h = 0; h < 2; h++) {
       const int slab = kb + h;
+      if constexpr (MB == 8) x_slab(xs, slab, xf);
       if (!ONE_ROW && slab > 0) {
         const int rr = (int)(scale_row(p, (int64_t)atom * 64 + 16 * slab) - scale_row(p, (int64_t)atom * 64));
         if (rr != held) {
@@ -378,17 +407,17 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
 /* Element e of n16 block j, m8 block mb in this lane's accumulators is
  * row 8·mb + 2·(lane % 4) + (e & 1), column 16·j + lane / 4 + 8·(e >> 1). */
 
-/* Rows 0 .. G − 1 (those below M) of a cut column: every block's partial
- * added in block order. Lane l owns elements l + 32·i (row i/2, column l +
- * 32·(i % 2)); the loads of BATCH partials are issued together, so the sum
- * waits on memory once per BATCH partials. */
+/* Rows row0 .. row0 + G − 1 (those below M) of a cut column: every block's
+ * partial added in block order. Lane l owns elements l + 32·i (row row0 +
+ * i/2, column l + 32·(i % 2)); the loads of BATCH partials are issued
+ * together, so the sum waits on memory once per BATCH partials. */
 template <int MB, int BITS, int G, int BATCH>
 __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int warp, int lane, int64_t column0,
-                                            int64_t first, int64_t first_slot, int64_t last) {
+                                            int64_t first, int64_t first_slot, int64_t last, int row0 = 0) {
   using C = cfg<MB, BITS>;
   constexpr int PER_LANE = 2 * G;
   const size_t tile_elems = (size_t)C::ROWS * C::TILE_N;
-  const int rows = (int)p.m;
+  const int rows = (int)p.m - row0;
   float sum[PER_LANE];
 #pragma unroll
   for (int i = 0; i < PER_LANE; i++) sum[i] = 0.0f;
@@ -400,7 +429,7 @@ __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int
     for (int t = 0; t < BATCH; t++) {
       const int64_t b = b0 + t;
       const int64_t slot = b == first ? first_slot : 2 * b;
-      const float *at = p.workspace + (size_t)slot * tile_elems + (size_t)warp * 64 + lane;
+      const float *at = p.workspace + (size_t)slot * tile_elems + (size_t)row0 * C::TILE_N + (size_t)warp * 64 + lane;
       const bool load = b <= last && !lutmm_fault_drop_partial(b - first);
 #pragma unroll
       for (int i = 0; i < PER_LANE; i++)
@@ -415,7 +444,8 @@ __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int
 #pragma unroll
   for (int i = 0; i < PER_LANE; i++) {
     const int n = lane + 32 * (i % 2);
-    if (i / 2 < rows && column0 + n < p.n) store_output(p.y, p.y_dtype, (i / 2) * p.n + column0 + n, sum[i]);
+    if (i / 2 < rows && column0 + n < p.n)
+      store_output(p.y, p.y_dtype, (row0 + i / 2) * p.n + column0 + n, sum[i]);
   }
 }
 
@@ -424,8 +454,9 @@ __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int
  * blocks), so its loads' round trips are the kernel's tail: M <= 2 (decode)
  * takes 8 partials per round trip, a column split over 16 blocks in two;
  * M = 3..4 takes 4 rows of 4; larger M all rows of 2 partials per round
- * trip (1 at MB = 4, whose registers would not hold two). More at M = 5..8
- * (8 rows of 3) spills the 16-warp kernels at 128 registers. */
+ * trip (1 at MB = 4, whose registers would not hold two), and MB = 8 32
+ * rows at a time, 1 partial per round trip. More at M = 5..8 (8 rows of 3)
+ * spills the 16-warp kernels at 128 registers. */
 template <int MB, int BITS>
 __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
                                 int64_t last) {
@@ -436,7 +467,10 @@ __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int w
   const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
   if (p.m <= 2) reduce_rows<MB, BITS, 2, 8>(p, warp, lane, column0, first, first_slot, last);
   else if (MB == 1 && p.m <= 4) reduce_rows<MB, BITS, 4, 4>(p, warp, lane, column0, first, first_slot, last);
-  else reduce_rows<MB, BITS, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, first, first_slot, last);
+  else if (MB <= 4) reduce_rows<MB, BITS, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, first, first_slot, last);
+  else
+    for (int row0 = 0; row0 < (int)p.m; row0 += 32)
+      reduce_rows<MB, BITS, 32, 1>(p, warp, lane, column0, first, first_slot, last, row0);
 }
 
 template <typename Out>
@@ -635,7 +669,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
   uint8_t *entries = smem + (layout.scales - base) + (size_t)warp * R::DEPTH * R::ENTRY;
   const uint32_t ring_lane = ring_of<MB, BITS, ONE_ROW>(layout, warp) + 16u * (uint32_t)lane;
   const uint32_t table_lane = layout.table | (uint32_t)lane * 4;
-  const uint8_t *x_lane = xbuf + (lane & 7) * LUTMM_SKINNY_X_ROW_BYTES + 16 * (lane >> 3);
+  const uint8_t *x_lane = x_lane_of<MB>(xbuf, lane);
   const int lo = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x);
   const int hi = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x + 1);
   const plane_lanes<BITS> planes = lanes_of<BITS>(p, lane);

@@ -30,7 +30,12 @@ const void *kernel_for_rows(int mb, int bits) {
   switch (mb) {
     case 1: return kernel_for_bits<T, 1, ONE_ROW>(bits);
     case 2: return kernel_for_bits<T, 2, ONE_ROW>(bits);
-    default: return kernel_for_bits<T, 4, ONE_ROW>(bits);
+    case 4: return kernel_for_bits<T, 4, ONE_ROW>(bits);
+    default:
+      /* 64 rows only with one-row scales: with per-slab scales those kernels
+       * spill 0.3-0.5 KiB at 255 registers, so the planner takes 32 rows. */
+      if constexpr (ONE_ROW) return kernel_for_bits<T, 8, true>(bits);
+      else return nullptr;
   }
 }
 
@@ -52,10 +57,11 @@ cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_
  * never picks them on such a device. */
 template <typename T>
 cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
-  const int mbs[3] = {1, 2, 4};
-  for (int i = 0; i < 3; i++)
+  const int mbs[4] = {1, 2, 4, 8};
+  for (int i = 0; i < 4; i++)
     for (int bits = 1; bits <= 8; bits++)
       for (int one_row = 0; one_row < 2; one_row++) {
+        if (mbs[i] > lutmm_skinny_max_mb(one_row)) continue;
         const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, mbs[i], one_row);
         if (bytes > limit) continue;
         cudaError_t err = cudaFuncSetAttribute(kernel_for<T>(mbs[i], bits, one_row),

@@ -2,11 +2,12 @@
  * checked on the host: the host (launch sizes) and the kernels (addresses,
  * Stream-K ranges) evaluate the same functions, so their invariants can be
  * proved here without a GPU.
- * skinny_layout: for every instantiation (bits 1..8, MB 1/2/4, one-row or
- * per-slab scales) and dynamic-memory bases 0..4 KiB, regions in order and
- * disjoint, the pair table on a 64 KiB boundary, every warp's ring 16-byte
- * aligned and inside the gap or after the table, and the Hopper block limit
- * (227 KiB) kept at the reserved base the CUDA runtime reports.
+ * skinny_layout: for every instantiation (bits 1..8, MB 1/2/4 with one-row
+ * or per-slab scales, MB 8 with one-row scales) and dynamic-memory bases
+ * 0..4 KiB, regions in order and disjoint, the pair table on a 64 KiB
+ * boundary, every warp's ring 16-byte aligned and inside the gap or after
+ * the table, and the Hopper block limit (227 KiB) kept at the reserved base
+ * the CUDA runtime reports.
  * stream_k_ranges: the division-free Stream-K boundaries against plain
  * 64-bit division, and each unit's block against those boundaries. */
 #include <stdint.h>
@@ -51,8 +52,9 @@ static void check_one(uint32_t base, int bits, int mb, int one_row) {
 static void skinny_layout(void) {
   for (uint32_t base = 0; base <= 4096; base += 256)
     for (int bits = 1; bits <= 8; bits++)
-      for (int mb = 1; mb <= 4; mb *= 2)
-        for (int one_row = 0; one_row < 2; one_row++) check_one(base, bits, mb, one_row);
+      for (int mb = 1; mb <= 8; mb *= 2)
+        for (int one_row = 0; one_row < 2; one_row++)
+          if (mb <= lutmm_skinny_max_mb(one_row)) check_one(base, bits, mb, one_row);
 }
 
 static void check_ranges(int64_t units, int grid) {
