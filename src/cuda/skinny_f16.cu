@@ -1,4 +1,4 @@
-/* Skinny GEMM kernels (M <= 32, 1..8-bit codes) for f16 activations. */
+/* Skinny GEMM kernels (up to 64 rows per launch, 1..8-bit codes) for f16 activations. */
 #include "cuda_ops.h"
 #include "skinny_launch.cuh"
 
