@@ -120,12 +120,13 @@ static int tiles_whole(const lutmm_cuda_gemm_params *p) {
   return p->units % p->grid == 0 && (p->units / p->grid) % p->iters == 0;
 }
 
-/* The skinny kernel (one launch per `m` <= 64 rows, every code width): X in
- * m8 blocks, one tile of W atom columns per unit row, two k-atoms per unit. A block takes at least
- * iters/16 units, so a column is never cut into more than ~17 partials (its
- * last contributor adds them all); blocks never outnumber the SMs (one
- * block fills an SM) nor the ticket array. A workspace too small for two
- * partial tiles per block gives one block per tile (no partials). */
+/* The skinny kernel (one launch per `m` <= 64 rows, every code width): X
+ * in m8 blocks, one tile of W atom columns per unit row, two k-atoms per
+ * unit. A block takes at least iters/16 units, so a column is never cut
+ * into more than ~17 partials (its last contributor adds them all); blocks
+ * never outnumber the SMs (one block fills an SM) nor the ticket array. A
+ * workspace too small for two partial tiles per block gives one block per
+ * tile (no partials). */
 static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
   p->mb = lutmm_skinny_mb(m);
@@ -193,7 +194,8 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
 /* One skinny launch per skinny_rows rows of X and Y, queued in order on the
  * stream; each reads every weight again (skinny_pays says when that is
  * worth it). The launches share the workspace and tickets; stream order
- * keeps them apart. */
+ * keeps them apart. A row offset keeps X's 16-byte alignment (x_vector
+ * needs K % 8 == 0). */
 static cudaError_t launch_skinny_rows(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                                       lutmm_cuda_gemm_params *p) {
   const int64_t rows = skinny_rows(a, p);

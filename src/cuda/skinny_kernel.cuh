@@ -454,9 +454,9 @@ __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int
  * blocks), so its loads' round trips are the kernel's tail: M <= 2 (decode)
  * takes 8 partials per round trip, a column split over 16 blocks in two;
  * M = 3..4 takes 4 rows of 4; larger M all rows of 2 partials per round
- * trip (1 at MB = 4, whose registers would not hold two), and MB = 8 32
- * rows at a time, 1 partial per round trip. More at M = 5..8 (8 rows of 3)
- * spills the 16-warp kernels at 128 registers. */
+ * trip (1 at MB = 4, whose registers would not hold two); MB = 8 takes
+ * 32 rows at a time, 1 partial per round trip. More at M = 5..8 (8 rows of
+ * 3) spills the 16-warp kernels at 128 registers. */
 template <int MB, int BITS>
 __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
                                 int64_t last) {
