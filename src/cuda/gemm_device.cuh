@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "gemm_params.h"
 #include "lutmm.h"
 
 namespace lutmm_kernels {
@@ -203,6 +204,53 @@ __device__ __forceinline__ void pair_codes(int e, int &c0, int &c1) {
     const int v = (e >> (2 * sh)) & ((1 << (2 * w)) - 1);
     c0 |= (v & ((1 << w) - 1)) << sh;
     c1 |= (v >> w) << sh;
+  }
+}
+
+/* Where a Stream-K unit of the tiled and wide kernels sits: tile = n-tile ·
+ * m_tiles + m-tile (m fastest, so the m-tiles of one weight tile follow each
+ * other and share its weights in L2), it = its k-iteration. */
+struct unit_site {
+  int64_t tile, it, mt, nt;
+};
+
+__device__ __forceinline__ unit_site site_of(const lutmm_cuda_gemm_params &p, int64_t u) {
+  unit_site s;
+  s.tile = u / p.iters;
+  s.it = u % p.iters;
+  s.mt = s.tile % p.m_tiles;
+  s.nt = s.tile / p.m_tiles;
+  return s;
+}
+
+/* The next unit in a block's range, without divisions. */
+__device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, unit_site &s) {
+  if (++s.it < p.iters) return;
+  s.it = 0;
+  s.tile++;
+  if (++s.mt < p.m_tiles) return;
+  s.mt = 0;
+  s.nt++;
+}
+
+/* Scale row of K-row k: rows past K reuse the last group (X is zero there). */
+__device__ __forceinline__ int64_t scale_row(const lutmm_cuda_gemm_params &p, int64_t k) {
+  const int64_t g = lutmm_cuda_group_of(&p, k < p.k - 1 ? k : p.k - 1);
+  return g < p.scale_rows - 1 ? g : p.scale_rows - 1;
+}
+
+/* The 16-copy pair table of codes of up to 4 bits, built by the whole block:
+ * entry e = (T_c[c0], T_c[c1]) for the codes whose slices e holds, copy L
+ * at e·64 + 4L (lane L reads copy L mod 16). */
+template <typename T, int BITS>
+__device__ void build_pair_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
+  constexpr int ENTRIES = 1 << (2 * BITS);
+  for (int i = (int)threadIdx.x; i < ENTRIES * LUTMM_CUDA_PAIR_COPIES; i += (int)blockDim.x) {
+    const int e = i / LUTMM_CUDA_PAIR_COPIES;
+    int c0, c1;
+    pair_codes<BITS>(e, c0, c1);
+    ((uint32_t *)table)[i] =
+        (uint32_t)compute<T>::from_float(p.table[c0]) | ((uint32_t)compute<T>::from_float(p.table[c1]) << 16);
   }
 }
 

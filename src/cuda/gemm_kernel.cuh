@@ -22,30 +22,6 @@ struct shape {
   static constexpr int SLOTS = 4 * NWK; /* scale rows a stage can hold: one per k16 slab */
 };
 
-/* Where one unit sits. */
-struct unit_site {
-  int64_t tile, it, mt, nt;
-};
-
-__device__ __forceinline__ unit_site site_of(const lutmm_cuda_gemm_params &p, int64_t u) {
-  unit_site s;
-  s.tile = u / p.iters;
-  s.it = u % p.iters;
-  s.mt = s.tile % p.m_tiles;
-  s.nt = s.tile / p.m_tiles;
-  return s;
-}
-
-/* The next unit in a block's range, without divisions. */
-__device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, unit_site &s) {
-  if (++s.it < p.iters) return;
-  s.it = 0;
-  s.tile++;
-  if (++s.mt < p.m_tiles) return;
-  s.mt = 0;
-  s.nt++;
-}
-
 /* x / group_size (gemm_params.h). */
 __device__ __forceinline__ int64_t group_of(const lutmm_cuda_gemm_params &p, int64_t x) {
   return lutmm_cuda_group_of(&p, x);
@@ -318,18 +294,6 @@ __device__ void compute_stage(const lutmm_cuda_gemm_params &p, const unit_site &
   v.slot0 = (int)(group_of_base - g0);
   if (v.base + 64 > p.k) compute_slabs<T, MF, BITS, true>(p, v, table, acc);
   else compute_slabs<T, MF, BITS, false>(p, v, table, acc);
-}
-
-template <typename T, int BITS>
-__device__ void build_pair_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
-  constexpr int ENTRIES = 1 << (2 * BITS);
-  for (int i = (int)threadIdx.x; i < ENTRIES * LUTMM_CUDA_PAIR_COPIES; i += LUTMM_CUDA_THREADS) {
-    const int e = i / LUTMM_CUDA_PAIR_COPIES;
-    int c0, c1;
-    pair_codes<BITS>(e, c0, c1);
-    ((uint32_t *)table)[i] =
-        (uint32_t)compute<T>::from_float(p.table[c0]) | ((uint32_t)compute<T>::from_float(p.table[c1]) << 16);
-  }
 }
 
 /* The pair table (BITS > 0: entry e = (T_c[c0], T_c[c1]) for the codes whose

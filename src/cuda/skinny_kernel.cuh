@@ -74,12 +74,6 @@ __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, cursor 
   }
 }
 
-/* Scale row of K-row k: rows past K reuse the last group (X is zero there). */
-__device__ __forceinline__ int64_t scale_row(const lutmm_cuda_gemm_params &p, int64_t k) {
-  const int64_t g = lutmm_cuda_group_of(&p, k < p.k - 1 ? k : p.k - 1);
-  return g < p.scale_rows - 1 ? g : p.scale_rows - 1;
-}
-
 /* Scale row of k-atom `atom`'s first slab; a shift when groups are a
  * power-of-two number of atoms (the usual case). */
 __device__ __forceinline__ int64_t first_scale_row(const lutmm_cuda_gemm_params &p, int atom) {
