@@ -4,8 +4,8 @@
 # and racecheck, the SASS check for HMMA, and the benchmark; logs go to
 # $OUT (default /tmp/gpu-check) and a summary table is printed last.
 #   tools/gpu-check.sh [--fuzz-seconds S] [--bench "ARGS"] [--no-bench] [--profile] [--csv-shape KxN]
-# --profile adds Nsight Compute reports of the GEMM kernels on 8192x28672
-# (skinny fp16 at M = 1 and 16, bf16 at M = 1, tiled fp16 at M = 64), with
+# --profile adds Nsight Compute reports of the GEMM kernels on 8192x28672, NF4
+# g128 (skinny fp16 at M = 1, 16 and 64, bf16 at M = 1, wide fp16 at M = 256), with
 # per-SASS-instruction counts and stall samples in $OUT/ncu-*.csv. --csv-shape KxN writes the full benchmark of
 # that shape (every M, bit width, group and dtype) to $OUT/bench-KxN.csv,
 # the input of tools/plot_bench.py.
@@ -83,21 +83,27 @@ racecheck() {
     --cases 12 --seed 10
 }
 
+# Tensor-core instructions in the kernels' SASS: mma.sync (HMMA) in the tiled
+# and skinny kernels, warpgroup MMA (HGMMA) in the wide kernel's sm_90a code.
 hmma() {
-  local obj count
+  local obj count wide
   obj=$(find "$BUILD" -name '*gemm_f16.cu.o' | head -n 1)
   count=$(cuobjdump -sass "$obj" | grep -c HMMA)
   echo "HMMA instructions in $obj: $count"
-  [ "$count" -gt 0 ]
+  obj=$(find "$BUILD" -name '*wide_f16.cu.o' | head -n 1)
+  wide=$(cuobjdump -sass "$obj" | grep -c HGMMA)
+  echo "HGMMA instructions in $obj: $wide"
+  [ "$count" -gt 0 ] && [ "$wide" -gt 0 ]
 }
 
 # ncu_one NAME M REGEX: one Nsight Compute report of the first kernel whose
 # demangled name matches REGEX (template arguments included) after 20
-# launches; keeps the details page and the per-SASS counts and stall samples.
+# launches of the NF4 benchmark at that M (its first point: group 128);
+# keeps the details page and the per-SASS counts and stall samples.
 ncu_one() {
   local name=$1 m=$2 regex=$3
   ncu --kernel-name-base demangled --kernel-name "regex:$regex" --launch-skip 20 --launch-count 1 --set full \
-    -o "$OUT/$name" -f "$PWD/$BUILD/tools/lutmm" bench --backend cuda --quick --shape 8192x28672 --m "$m" \
+    -o "$OUT/$name" -f "$PWD/$BUILD/tools/lutmm" bench --backend cuda --bits 4 --shape 8192x28672 --m "$m" \
     --reps 30 >/dev/null || return 1
   ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name.txt" || return 1
   ncu --import "$OUT/$name.ncu-rep" --page source --csv --print-source sass >"$OUT/$name.csv" || return 1
@@ -106,7 +112,8 @@ ncu_one() {
 
 profile() {
   ncu_one ncu-f16-m1 1 'skinny_kernel<__half' && ncu_one ncu-bf16-m1 1 'skinny_kernel<__nv_bfloat16' &&
-    ncu_one ncu-f16-m16 16 'skinny_kernel<__half' && ncu_one ncu-f16-m64 64 'gemm_kernel<__half'
+    ncu_one ncu-f16-m16 16 'skinny_kernel<__half' && ncu_one ncu-f16-m64 64 'skinny_kernel<__half' &&
+    ncu_one ncu-f16-m256 256 'wide_kernel<__half'
 }
 
 bench() {

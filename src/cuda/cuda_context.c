@@ -31,7 +31,21 @@ static lutmm_status read_device(lutmm_cuda_state *s) {
   if (err == cudaSuccess) err = lutmm_cuda_gemm_allow_smem_bf16(s->smem_per_block);
   if (err == cudaSuccess) err = lutmm_cuda_skinny_allow_smem_f16(s->smem_per_block, s->smem_base);
   if (err == cudaSuccess) err = lutmm_cuda_skinny_allow_smem_bf16(s->smem_per_block, s->smem_base);
+  if (err == cudaSuccess) err = lutmm_cuda_wide_allow_smem_f16(s->smem_per_block);
+  if (err == cudaSuccess) err = lutmm_cuda_wide_allow_smem_bf16(s->smem_per_block);
   return lutmm_cuda_status(err);
+}
+
+/* Whether the device runs the wide kernel's sm_90a code (a Hopper part of
+ * compute capability 9.0); elsewhere its targets hold a trap and the
+ * planner never picks it. Runs once, here, where waiting is allowed. */
+static cudaError_t probe_wide(lutmm_cuda_state *s) {
+  int runs = 0;
+  cudaError_t err = lutmm_cuda_wide_probe(0, s->flags);
+  if (err == cudaSuccess) err = cudaMemcpy(&runs, s->flags, sizeof runs, cudaMemcpyDeviceToHost);
+  if (err == cudaSuccess) err = cudaMemset(s->flags, 0, sizeof runs);
+  s->wide = err == cudaSuccess && runs == 1;
+  return err;
 }
 
 static lutmm_status allocate_buffers(lutmm_cuda_state *s) {
@@ -43,6 +57,7 @@ static lutmm_status allocate_buffers(lutmm_cuda_state *s) {
   if (err == cudaSuccess) err = cudaMemset(s->tickets, 0, ticket_bytes);
   s->workspace = s->own_workspace;
   s->workspace_bytes = s->own_workspace_bytes;
+  if (err == cudaSuccess) err = probe_wide(s);
   return lutmm_cuda_status(err);
 }
 

@@ -213,11 +213,54 @@ static cudaError_t launch_skinny_rows(const lutmm_cuda_state *s, const lutmm_wei
   return cudaSuccess;
 }
 
+/* The wide kernel (Hopper wgmma): for more than 64 rows of X and codes of
+ * up to 4 bits, where the device runs its sm_90a code and at least four
+ * stages fit (two units in flight ahead of the one computed and the one
+ * whose MMAs may still read X). As many stages as fit, at most 8. */
+static int wide_stages(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
+  if (!s->wide || w->params.bits > 4 || a->m <= 64) return 0;
+  const size_t table = lutmm_wide_table_bytes(w->params.bits), stage = lutmm_wide_stage_bytes(w->params.bits);
+  if (s->smem_per_block < table + 4 * stage) return 0;
+  const size_t stages = (s->smem_per_block - table) / stage;
+  return stages > MAX_STAGES ? MAX_STAGES : (int)stages;
+}
+
+/* One block per multiprocessor over (m-tile, n-tile, k-atom) units, m
+ * fastest; a block takes at least max(2, k_atoms/8) units, so a tile is cut
+ * into at most ~9 partials. A workspace too small for two partial tiles per
+ * block gives one block per tile (no partials). */
+static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
+                               int stages, lutmm_cuda_gemm_params *p) {
+  const lutmm_geometry *g = &w->geom;
+  p->tile_m = LUTMM_WIDE_TILE_M;
+  p->tile_n = LUTMM_WIDE_TILE_N;
+  p->m_tiles = (a->m + LUTMM_WIDE_TILE_M - 1) / LUTMM_WIDE_TILE_M;
+  p->n_tiles = (g->n_atoms + LUTMM_WIDE_TILE_N / 64 - 1) / (LUTMM_WIDE_TILE_N / 64);
+  p->iters = g->k_atoms;
+  p->units = p->m_tiles * p->n_tiles * p->iters;
+  p->stages = stages;
+  const int64_t min_units = p->iters / 8 > 2 ? p->iters / 8 : 2;
+  int64_t grid = s->sm_count;
+  if (grid > p->units / min_units) grid = p->units / min_units > 0 ? p->units / min_units : 1;
+  const size_t per_block = 2 * (size_t)LUTMM_WIDE_TILE_M * LUTMM_WIDE_TILE_N * sizeof(float);
+  const int64_t fits = (int64_t)(s->workspace == NULL ? 0 : s->workspace_bytes / per_block);
+  if (fits < grid) grid = fits >= s->sm_count ? fits : p->m_tiles * p->n_tiles;
+  p->grid = (int)grid;
+  p->workspace = s->workspace;
+  const size_t smem = lutmm_wide_smem_bytes(w->params.bits, stages);
+  cudaError_t err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_wide_f16(s->stream, p, smem)
+                                                  : lutmm_cuda_launch_wide_bf16(s->stream, p, smem);
+  if (err == cudaSuccess && !tiles_whole(p)) err = lutmm_cuda_launch_fixup(s->stream, p);
+  return err;
+}
+
 lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const lutmm_gemm_args *args) {
   const lutmm_cuda_state *s = lutmm_cuda_state_of(ctx);
   lutmm_cuda_gemm_params p;
   memset(&p, 0, sizeof p);
   fill_operands(w, args, &p);
+  const int stages = wide_stages(s, w, args);
+  if (stages > 0) return lutmm_cuda_status(launch_wide(s, w, args, stages, &p));
   if (use_skinny(s, w, args, &p)) return lutmm_cuda_status(launch_skinny_rows(s, w, args, &p));
   /* The tiled kernel keeps 1..4-bit codes only at MF = 4 (gemm_launch.cuh). */
   gemm_plan plan = {w->params.bits <= 4 ? 4 : pick_mf(args->m), 0, 0, 0, 0};

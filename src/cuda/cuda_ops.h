@@ -68,6 +68,14 @@ cudaError_t lutmm_cuda_launch_skinny_f16(cudaStream_t stream, const lutmm_cuda_g
 cudaError_t lutmm_cuda_launch_skinny_bf16(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base);
 cudaError_t lutmm_cuda_skinny_allow_smem_f16(size_t limit, uint32_t smem_base);
 cudaError_t lutmm_cuda_skinny_allow_smem_bf16(size_t limit, uint32_t smem_base);
+/* The wide kernel (Hopper wgmma, wide_f16.cu / wide_bf16.cu), then the
+ * ordered fixup when some tile's k range is split. lutmm_cuda_wide_probe
+ * writes 1 to *flag when the device runs that file's sm_90a code, else 0. */
+cudaError_t lutmm_cuda_launch_wide_f16(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem);
+cudaError_t lutmm_cuda_launch_wide_bf16(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem);
+cudaError_t lutmm_cuda_wide_allow_smem_f16(size_t limit);
+cudaError_t lutmm_cuda_wide_allow_smem_bf16(size_t limit);
+cudaError_t lutmm_cuda_wide_probe(cudaStream_t stream, int *flag);
 /* Lets every GEMM kernel of one dtype use up to `bytes` of dynamic shared memory. */
 cudaError_t lutmm_cuda_gemm_allow_smem_f16(size_t bytes);
 cudaError_t lutmm_cuda_gemm_allow_smem_bf16(size_t bytes);

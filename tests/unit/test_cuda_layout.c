@@ -8,6 +8,9 @@
  * boundary, every warp's ring 16-byte aligned and inside the gap or after
  * the table, and the Hopper block limit (227 KiB) kept at the reserved base
  * the CUDA runtime reports.
+ * wide_layout: the wide kernel's stage (X, the unit's atoms of every plane,
+ * four scale rows) in 16-byte units, and the table plus at least four
+ * stages inside the Hopper block limit for every code width it takes.
  * stream_k_ranges: the division-free Stream-K boundaries against plain
  * 64-bit division, and each unit's block against those boundaries. */
 #include <stdint.h>
@@ -57,6 +60,21 @@ static void skinny_layout(void) {
           if (mb <= lutmm_skinny_max_mb(one_row)) check_one(base, bits, mb, one_row);
 }
 
+static void wide_layout(void) {
+  CHECK(LUTMM_WIDE_TILE_N == 64 * LUTMM_WIDE_COLS * (LUTMM_WIDE_THREADS / 128)); /* a warpgroup per COLS columns */
+  CHECK(LUTMM_WIDE_X_BYTES == LUTMM_WIDE_TILE_M * 64 * 2);
+  CHECK(LUTMM_WIDE_SCALE_BYTES >= 4 * LUTMM_WIDE_TILE_N * 4); /* four rows of fp32 scales */
+  for (int bits = 1; bits <= 4; bits++) {
+    const size_t stage = lutmm_wide_stage_bytes(bits), table = lutmm_wide_table_bytes(bits);
+    CHECK(stage == LUTMM_WIDE_X_BYTES + (size_t)(LUTMM_WIDE_TILE_N / 64) * 512u * (size_t)bits + LUTMM_WIDE_SCALE_BYTES);
+    CHECK(stage % 16 == 0 && table % 16 == 0); /* cp.async and wgmma descriptors take 16-byte addresses */
+    CHECK(lutmm_wide_smem_bytes(bits, 4) == table + 4 * stage);
+    if (lutmm_wide_smem_bytes(bits, 4) > HOPPER_BLOCK_LIMIT)
+      unit_fail(__FILE__, __LINE__, "bits %d: four stages need %zu bytes, over the Hopper limit", bits,
+                lutmm_wide_smem_bytes(bits, 4));
+  }
+}
+
 static void check_ranges(int64_t units, int grid) {
   int64_t prev = 0;
   for (int64_t b = 0; b <= grid; b++) {
@@ -90,6 +108,7 @@ static void stream_k_ranges(void) {
 }
 
 int main(int argc, char **argv) {
-  static const unit_case cases[] = {{"skinny_layout", skinny_layout}, {"stream_k_ranges", stream_k_ranges}};
+  static const unit_case cases[] = {
+      {"skinny_layout", skinny_layout}, {"wide_layout", wide_layout}, {"stream_k_ranges", stream_k_ranges}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
