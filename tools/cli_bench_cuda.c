@@ -6,7 +6,8 @@
  * rotating weight buffers (working set >= 4x L2), each timed with CUDA
  * events, median of N runs after warm-up. Reported per point: µs, speedup
  * over cuBLAS, effective TB/s of the bytes that must move (weights + scales
- * + X + Y) and that as % of the copy bandwidth. */
+ * + X + Y) and that as % of the copy bandwidth. --shape and --m pick one
+ * shape and one M (any M up to 256, not only the protocol's list). */
 #include "cli.h"
 #include "lutmm_config.h"
 
@@ -55,6 +56,7 @@ typedef struct shape {
 static const shape kShapes[] = {{4096, 4096}, {4096, 14336}, {14336, 4096}, {8192, 8192},
                                 {8192, 28672}, {28672, 8192}, {8192, 1024}};
 static const int64_t kMs[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+#define MAX_M 256 /* X and Y are allocated for this many rows */
 static const int kBits[] = {4, 3, 2};
 static const int64_t kGroups[] = {128, 64, 32};
 
@@ -240,9 +242,16 @@ static void blas_free(blas_arg *b) {
   b->copies = 0;
 }
 
+/* M of point mi: --m M alone (any M, not only the protocol's), else the
+ * protocol's list or the quick one. */
+static int64_t m_at(const bench_options *o, int mi) {
+  static const int64_t quick_ms[4] = {1, 4, 16, 64};
+  return o->only_m != 0 ? o->only_m : o->quick ? quick_ms[mi] : kMs[mi];
+}
+
 static int bench_shape(bench_env *env, const bench_options *o, const shape *s, const uint8_t *d_codes) {
-  const int n_m = o->quick ? 4 : 9, n_bits = o->bits != 0 || o->quick ? 1 : 3, n_groups = o->quick ? 1 : 3;
-  const int64_t quick_ms[4] = {1, 4, 16, 64};
+  const int n_m = o->only_m != 0 ? 1 : o->quick ? 4 : 9, n_bits = o->bits != 0 || o->quick ? 1 : 3;
+  const int n_groups = o->quick ? 1 : 3;
   double blas_s[2][9];
   blas_arg b;
   memset(&b, 0, sizeof b);
@@ -251,9 +260,7 @@ static int bench_shape(bench_env *env, const bench_options *o, const shape *s, c
   if (blas_weights(env, s, &b) != 0) return 1;
   for (int d = 0; d < 2; d++)
     for (int mi = 0; mi < n_m; mi++) {
-      b.m = o->quick ? quick_ms[mi] : kMs[mi];
-      blas_s[d][mi] = 0.0;
-      if (o->only_m != 0 && b.m != o->only_m) continue;
+      b.m = m_at(o, mi);
       b.type = d == 0 ? CUDA_R_16F : CUDA_R_16BF;
       blas_s[d][mi] = time_median(env, run_blas, &b, o->reps);
     }
@@ -271,9 +278,8 @@ static int bench_shape(bench_env *env, const bench_options *o, const shape *s, c
       }
       for (int d = 0; d < 2; d++)
         for (int mi = 0; mi < n_m; mi++) {
-          point p = {*s, o->quick ? quick_ms[mi] : kMs[mi], bits, kGroups[gi],
-                     d == 0 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16, 0.0, blas_s[d][mi], 0};
-          if (o->only_m != 0 && p.m != o->only_m) continue;
+          point p = {*s, m_at(o, mi), bits, kGroups[gi], d == 0 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16, 0.0,
+                     blas_s[d][mi], 0};
           l.m = p.m;
           l.dtype = p.dtype;
           p.lut_s = time_median(env, run_lut, &l, o->reps);
@@ -313,7 +319,7 @@ static int parse(int argc, char **argv, bench_options *o) {
     } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) i++;
     else return 0;
   }
-  return o->reps >= 1 && o->reps <= MAX_REPS;
+  return o->reps >= 1 && o->reps <= MAX_REPS && o->only_m >= 0 && o->only_m <= MAX_M;
 }
 
 static int setup(bench_env *env) {
@@ -327,7 +333,7 @@ static int setup(bench_env *env) {
   env->l2_bytes = (size_t)l2;
   for (int i = 0; i < MAX_REPS; i++)
     if (cudaEventCreate(&env->start[i]) != cudaSuccess || cudaEventCreate(&env->stop[i]) != cudaSuccess) return 1;
-  const size_t x_bytes = (size_t)256 * 28672 * 2, y_bytes = (size_t)256 * 28672 * 2;
+  const size_t x_bytes = (size_t)MAX_M * 28672 * 2, y_bytes = (size_t)MAX_M * 28672 * 2;
   if (cudaMalloc(&env->x, x_bytes) != cudaSuccess || cudaMalloc(&env->y, y_bytes) != cudaSuccess) return 1;
   cudaMemsetAsync(env->x, 0x1F, x_bytes, env->stream);
   return measure_copy(env);
@@ -337,9 +343,9 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
   bench_options o;
   if (!parse(argc, argv, &o)) {
     fprintf(stderr,
-            "usage: lutmm bench --backend cuda [--csv] [--quick] [--reps N (1..%d)] [--shape KxN] [--m M] "
+            "usage: lutmm bench --backend cuda [--csv] [--quick] [--reps N (1..%d)] [--shape KxN] [--m M (1..%d)] "
             "[--bits B (1..8)]\n",
-            MAX_REPS);
+            MAX_REPS, MAX_M);
     return 2;
   }
   static bench_env env;
