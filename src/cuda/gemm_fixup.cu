@@ -51,7 +51,8 @@ __global__ void __launch_bounds__(FIXUP_THREADS) lutmm_fixup_kernel(const __grid
   const int64_t grow = mt * bm + row, gcol = nt * bn + col;
   if (grow >= p.m) return;
   const float v[4] = {sum.x, sum.y, sum.z, sum.w};
-  for (int i = 0; i < 4 && gcol + i < p.n; i++) lutmm_kernels::store_output(p.y, p.y_dtype, grow * p.n + gcol + i, v[i]);
+  for (int i = 0; i < 4 && gcol + i < p.n; i++)
+    lutmm_kernels::store_output(p.y, p.y_dtype, grow * p.n + gcol + i, v[i]);
 }
 
 extern "C" cudaError_t lutmm_cuda_launch_fixup(cudaStream_t stream, const lutmm_cuda_gemm_params *p) {

@@ -83,8 +83,9 @@ __device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, con
 
 /* What this thread copies into a stage for each unit of one tile: X
  * vectors (row t/8 + i·THREADS/8, k chunk t % 8) and atom vectors
- * (t + i·THREADS of the unit's ATOMS·32·BITS), held as global addresses at k-atom 0 that move by
- * a constant per k-atom, so a unit's copies need no index arithmetic. */
+ * (t + i·THREADS of the unit's ATOMS·32·BITS), held as global addresses
+ * at k-atom 0 that move by a constant per k-atom, so a unit's copies need
+ * no index arithmetic. */
 template <int BITS>
 struct loader {
   static constexpr int XV = TILE_M * 8 / THREADS;
@@ -146,8 +147,8 @@ struct loader {
 };
 
 template <int BITS, bool ONE_ROW>
-__device__ __forceinline__ void fill_stage(const lutmm_cuda_gemm_params &p, const loader<BITS> &load, const unit_site &s,
-                                           uint8_t *stage) {
+__device__ __forceinline__ void fill_stage(const lutmm_cuda_gemm_params &p, const loader<BITS> &load,
+                                           const unit_site &s, uint8_t *stage) {
   load.issue(p, s, stage);
   load_scales<BITS, ONE_ROW>(p, s, stage + stage_layout<BITS>::SCALES);
 }
@@ -236,8 +237,8 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
  * block's workspace slot (TILE_M × TILE_N fp32, row-major). Accumulator
  * 4c + e of column cc is W column 64·(wg·COLS + cc) + 16j + lane/4 + 8·(e/2)
  * and X row 8c + 2·(lane % 4) + e % 2. */
-__device__ inline void store_segment(const lutmm_cuda_gemm_params &p, const unit_site &s, int64_t slot, int wg, int j, int lane,
-                              const float (&acc)[COLS][ACC]) {
+__device__ inline void store_segment(const lutmm_cuda_gemm_params &p, const unit_site &s, int64_t slot, int wg, int j,
+                                     int lane, const float (&acc)[COLS][ACC]) {
   float *part = p.workspace + (size_t)(slot < 0 ? 0 : slot) * TILE_M * TILE_N;
 #pragma unroll
   for (int cc = 0; cc < COLS; cc++)
