@@ -6,11 +6,15 @@
 #include "cuda_state.h"
 #include "gemm_params.h"
 
-/* Stream-K keeps at most two partial tiles per block. The largest tile
- * (64×256 fp32, MF = 4) runs at most two blocks per multiprocessor; MF = 1
- * runs three but its tiles are 16 times smaller. */
+/* Stream-K keeps at most two partial tiles per block. The tiled kernel's
+ * largest tile (64×256 fp32, MF = 4) runs at most two blocks per
+ * multiprocessor (MF = 1 runs three, with tiles 16 times smaller); the wide
+ * kernel's (128×256) and the skinny kernel's (at most 64×512) one. */
 static size_t default_workspace_bytes(int sm_count) {
-  return (size_t)2 * (size_t)(2 * sm_count) * lutmm_cuda_tile_elems(4) * sizeof(float);
+  const size_t tiled_per_sm = (size_t)2 * lutmm_cuda_tile_elems(4);
+  const size_t wide_per_sm = (size_t)LUTMM_WIDE_TILE_M * LUTMM_WIDE_TILE_N;
+  const size_t per_sm = tiled_per_sm > wide_per_sm ? tiled_per_sm : wide_per_sm;
+  return (size_t)2 * (size_t)sm_count * per_sm * sizeof(float);
 }
 
 static lutmm_status read_device(lutmm_cuda_state *s) {

@@ -106,7 +106,7 @@ static void pick_grid(const lutmm_cuda_state *s, lutmm_cuda_gemm_params *p, gemm
    * more than ~9 partials (the fixup reads every partial of every element). */
   const int64_t min_units = p->iters / 8 > 2 ? p->iters / 8 : 2;
   if (grid > p->units / min_units) grid = p->units / min_units > 0 ? p->units / min_units : 1;
-  const size_t per_block = 2 * lutmm_cuda_tile_elems(plan->mf) * sizeof(float);
+  const size_t per_block = 2 * (size_t)p->tile_m * (size_t)p->tile_n * sizeof(float);
   const int64_t fits = (int64_t)(s->workspace == NULL ? 0 : s->workspace_bytes / per_block);
   if (fits < grid) grid = fits >= s->sm_count ? fits : p->m_tiles * p->n_tiles;
   plan->grid = (int)grid;
@@ -233,9 +233,8 @@ static int wide_stages(const lutmm_cuda_state *s, const lutmm_weights *w, const 
 }
 
 /* One block per multiprocessor over (m-tile, n-tile, k-atom) units, m
- * fastest; a block takes at least max(2, k_atoms/8) units, so a tile is cut
- * into at most ~9 partials. A workspace too small for two partial tiles per
- * block gives one block per tile (no partials). */
+ * fastest, split as the tiled kernel's (pick_grid), then the ordered fixup
+ * when a tile is cut. */
 static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                                int stages, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
@@ -245,18 +244,10 @@ static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w
   p->n_tiles = (g->n_atoms + LUTMM_WIDE_TILE_N / 64 - 1) / (LUTMM_WIDE_TILE_N / 64);
   p->iters = g->k_atoms;
   p->units = p->m_tiles * p->n_tiles * p->iters;
-  p->stages = stages;
-  const int64_t min_units = p->iters / 8 > 2 ? p->iters / 8 : 2;
-  int64_t grid = s->sm_count;
-  if (grid > p->units / min_units) grid = p->units / min_units > 0 ? p->units / min_units : 1;
-  const size_t per_block = 2 * (size_t)LUTMM_WIDE_TILE_M * LUTMM_WIDE_TILE_N * sizeof(float);
-  const int64_t fits = (int64_t)(s->workspace == NULL ? 0 : s->workspace_bytes / per_block);
-  if (fits < grid) grid = fits >= s->sm_count ? fits : p->m_tiles * p->n_tiles;
-  p->grid = (int)grid;
-  p->workspace = s->workspace;
-  const size_t smem = lutmm_wide_smem_bytes(w->params.bits, stages);
-  cudaError_t err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_wide_f16(s->stream, p, smem)
-                                                  : lutmm_cuda_launch_wide_bf16(s->stream, p, smem);
+  gemm_plan plan = {0, stages, 1, 0, lutmm_wide_smem_bytes(w->params.bits, stages)};
+  pick_grid(s, p, &plan);
+  cudaError_t err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_wide_f16(s->stream, p, plan.smem)
+                                                  : lutmm_cuda_launch_wide_bf16(s->stream, p, plan.smem);
   if (err == cudaSuccess && !tiles_whole(p)) err = lutmm_cuda_launch_fixup(s->stream, p);
   return err;
 }
