@@ -233,6 +233,27 @@ __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, unit_si
   s.nt++;
 }
 
+/* Eight X elements of row `row` from column k as one 16-byte chunk, zero
+ * past M and K: the copy for X rows that are not 16-byte aligned. */
+__device__ __forceinline__ uint4 x_chunk8(const lutmm_cuda_gemm_params &p, int64_t row, int64_t k) {
+  const uint16_t *x = (const uint16_t *)p.x;
+  uint16_t e[8];
+#pragma unroll
+  for (int i = 0; i < 8; i++) e[i] = row < p.m && k + i < p.k ? x[row * p.k + k + i] : (uint16_t)0;
+  return make_uint4(e[0] | (uint32_t)e[1] << 16, e[2] | (uint32_t)e[3] << 16, e[4] | (uint32_t)e[5] << 16,
+                    e[6] | (uint32_t)e[7] << 16);
+}
+
+/* Where a finished segment of the tiled or wide kernel goes: -1 when the
+ * block held the whole tile (straight to Y), else the block's workspace
+ * slot, 2b for its first segment and 2b + 1 for its last (the convention
+ * the fixup kernel reads). */
+__device__ __forceinline__ int64_t segment_slot(const lutmm_cuda_gemm_params &p, const unit_site &at,
+                                                int64_t segment_start, int64_t lo) {
+  const bool whole = segment_start == at.tile * p.iters && at.it == p.iters - 1;
+  return whole ? -1 : segment_start == lo ? 2 * (int64_t)blockIdx.x : 2 * (int64_t)blockIdx.x + 1;
+}
+
 /* Scale row of K-row k: rows past K reuse the last group (X is zero there). */
 __device__ __forceinline__ int64_t scale_row(const lutmm_cuda_gemm_params &p, int64_t k) {
   const int64_t g = lutmm_cuda_group_of(&p, k < p.k - 1 ? k : p.k - 1);

@@ -395,9 +395,7 @@ __global__ void __launch_bounds__(LUTMM_CUDA_THREADS) gemm_kernel(const __grid_c
     read_stage = read_stage + 1 == p.stages ? 0 : read_stage + 1;
     write_stage = write_stage + 1 == p.stages ? 0 : write_stage + 1;
     if (site.it == p.iters - 1 || u == hi - 1) {
-      const bool whole = segment_start == site.tile * p.iters && site.it == p.iters - 1;
-      const int64_t slot = whole ? -1 : (segment_start == lo ? 2 * (int64_t)blockIdx.x : 2 * (int64_t)blockIdx.x + 1);
-      epilogue<MF>(p, site, slot, acc, reduce);
+      epilogue<MF>(p, site, segment_slot(p, site, segment_start, lo), acc, reduce);
       zero_floats(acc);
       segment_start = u + 1;
     }

@@ -190,12 +190,7 @@ __device__ void load_x_chunk(const lutmm_cuda_gemm_params &p, int v0, int hi, ui
       const uint8_t *src = (const uint8_t *)p.x + ((int64_t)row * p.k + gk) * 2;
       cp_async16(dst, ok ? src : (const uint8_t *)p.x, ok ? 16 : 0);
     } else {
-      const uint16_t *x = (const uint16_t *)p.x;
-      uint16_t e[8];
-#pragma unroll
-      for (int i = 0; i < 8; i++) e[i] = row < p.m && gk + i < p.k ? x[(int64_t)row * p.k + gk + i] : (uint16_t)0;
-      *(uint4 *)dst = make_uint4(e[0] | (uint32_t)e[1] << 16, e[2] | (uint32_t)e[3] << 16,
-                                 e[4] | (uint32_t)e[5] << 16, e[6] | (uint32_t)e[7] << 16);
+      *(uint4 *)dst = x_chunk8(p, row, gk);
     }
   }
 }

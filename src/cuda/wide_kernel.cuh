@@ -49,16 +49,9 @@ struct stage_layout {
 /* X of unit s into the stage, element by element: the path for X rows not
  * on 16-byte boundaries (rows past M and K zero). */
 __device__ __forceinline__ void load_x_unaligned(const lutmm_cuda_gemm_params &p, const unit_site &s, uint8_t *x) {
-  const int64_t row0 = s.mt * TILE_M, k0 = s.it * 64;
-  const uint16_t *xs = (const uint16_t *)p.x;
   for (int v = (int)threadIdx.x; v < TILE_M * 8; v += THREADS) {
     const int r = v / 8, c = v % 8;
-    const int64_t row = row0 + r, k = k0 + 8 * c;
-    uint16_t e[8];
-#pragma unroll
-    for (int i = 0; i < 8; i++) e[i] = row < p.m && k + i < p.k ? xs[row * p.k + k + i] : (uint16_t)0;
-    *(uint4 *)(x + c * TILE_M * 16 + r * 16) = make_uint4(e[0] | (uint32_t)e[1] << 16, e[2] | (uint32_t)e[3] << 16,
-                                                          e[4] | (uint32_t)e[5] << 16, e[6] | (uint32_t)e[7] << 16);
+    *(uint4 *)(x + c * TILE_M * 16 + r * 16) = x_chunk8(p, s.mt * TILE_M + r, s.it * 64 + 8 * c);
   }
 }
 
@@ -303,9 +296,7 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
     write_stage = write_stage + 1 == p.stages ? 0 : write_stage + 1;
     if (at.it == p.iters - 1 || u == hi - 1) {
       wgmma_wait<0>();
-      const bool whole = segment_start == at.tile * p.iters && at.it == p.iters - 1;
-      const int64_t slot = whole ? -1 : segment_start == lo ? 2 * (int64_t)blockIdx.x : 2 * (int64_t)blockIdx.x + 1;
-      store_segment(p, at, slot, wg, j, lane, acc);
+      store_segment(p, at, segment_slot(p, at, segment_start, lo), wg, j, lane, acc);
       zero_floats(acc);
       segment_start = u + 1;
     }
