@@ -7,15 +7,15 @@
 #include "cpu_round.h"
 #include "lutmm_config.h"
 
+#include <omp.h>
+#include <stdint.h>
+
 #ifdef LUTMM_HAVE_OPENBLAS
 #include <cblas.h>
 
 #define PANEL_N 512
 
-/* In the calling thread: an OpenMP team here would alternate with
- * OpenBLAS's own threads panel after panel, and each pool spin-waits while
- * the other runs (measured 4.5× slower than sgemm alone on 2 cores, against
- * ~1.2× for a single-threaded dequantization). */
+/* Panel [n0, n1) of Ŵᵀ, dequantized into panel (column after column). */
 static void dequant_panel(const cpu_kernel_args *a, cpu_dequant_fn dequant, int lane_order, int64_t n0, int64_t n1,
                           float *panel, int64_t k) {
   const int64_t k32 = a->codes->k32;
@@ -33,33 +33,83 @@ static void store_panel(const lutmm_gemm_args *args, const float *c, int64_t n0,
     for (int64_t j = 0; j < columns; j++) cpu_store(args->y, args->y_dtype, m * n + n0 + j, c[m * columns + j]);
 }
 
+/* Each thread of our team dequantizes its own panels and multiplies them
+ * with a single-threaded sgemm, so the two cores never wait for each other.
+ * OpenBLAS's pthread pool is therefore held at one thread for the call:
+ * its workers spin-wait between calls, and alternating them with an OpenMP
+ * team panel after panel, each pool spinning while the other ran, measured
+ * 4.5× slower than sgemm alone on 2 cores. An OpenMP build of OpenBLAS runs
+ * single-threaded inside our parallel region by itself. Returns the count
+ * to restore, 0 if nothing was changed. */
+static int hold_blas_to_one_thread(void) {
+  if (openblas_get_parallel() != 1) return 0;
+  const int previous = openblas_get_num_threads();
+  if (previous <= 1) return 0;
+  openblas_set_num_threads(1);
+  return previous;
+}
+
+typedef struct large_plan {
+  const lutmm_gemm_args *args;
+  const cpu_kernel_args *kernel;
+  cpu_dequant_fn dequant;
+  int lane_order;
+  int64_t n, k, k32;
+  float *x;       /* M × k32, widened, in the dequantizer's row order */
+  float *buffers; /* per thread: one panel, then (non-fp32 Y) M × PANEL_N */
+  size_t buffer_floats;
+} large_plan;
+
+static void run_panel(const large_plan *p, int64_t n0, float *panel, float *c) {
+  const int64_t columns = p->n - n0 < PANEL_N ? p->n - n0 : PANEL_N;
+  const int direct = p->args->y_dtype == LUTMM_DTYPE_F32;
+  dequant_panel(p->kernel, p->dequant, p->lane_order, n0, n0 + columns, panel, p->k);
+  float *target = direct ? (float *)p->args->y + n0 : c;
+  /* Every column's K sum runs in one call of the same K, so the bits do
+   * not depend on which thread took the panel. */
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)p->args->m, (int)columns, (int)p->k32, 1.0f, p->x,
+              (int)p->k32, panel, (int)p->k32, 0.0f, target, direct ? (int)p->n : (int)columns);
+  if (!direct) store_panel(p->args, c, n0, columns, p->n);
+}
+
 lutmm_status cpu_gemm_large(lutmm_context *ctx, const lutmm_weights *w, const cpu_codes *codes,
                             const lutmm_gemm_args *args) {
   const int64_t n = w->params.n, k = w->params.k, k32 = codes->k32;
+  const int64_t panels = (n + PANEL_N - 1) / PANEL_N;
+  const int threads = (int)(cpu_threads(ctx) < panels ? cpu_threads(ctx) : panels);
   const int direct = args->y_dtype == LUTMM_DTYPE_F32;
-  const size_t x_floats = (size_t)args->m * (size_t)k32, panel_floats = (size_t)PANEL_N * (size_t)k32;
-  const size_t sizes[6] = {(size_t)args->m, (size_t)k32, PANEL_N, (size_t)k32, direct ? 0 : (size_t)args->m, PANEL_N};
-  float *x;
-  const lutmm_status st = cpu_workspace_floats(ctx, sizes, &x);
+  /* Per thread: a panel and, for fp16/bf16 Y, its fp32 product. */
+  size_t buffer_floats;
+  lutmm_status st = lutmm_checked_mul(PANEL_N, (size_t)k32, &buffer_floats);
+  if (st == LUTMM_OK && !direct) {
+    const size_t c_floats = (size_t)args->m * PANEL_N; /* m ≤ 2^31: no overflow in size_t of 64 bits */
+    st = buffer_floats > SIZE_MAX - c_floats ? LUTMM_ERR_OVERFLOW : LUTMM_OK;
+    buffer_floats += c_floats;
+  }
   if (st != LUTMM_OK) return st;
-  float *panel = x + x_floats, *c = panel + panel_floats;
+  const size_t sizes[6] = {(size_t)args->m, (size_t)k32, (size_t)threads, buffer_floats, 0, 0};
+  float *x;
+  st = cpu_workspace_floats(ctx, sizes, &x);
+  if (st != LUTMM_OK) return st;
   /* X and the panels share the dequantizer's row order: permuting K alike
    * in both leaves every product and the sum's terms unchanged. */
   const cpu_variant variant = cpu_variant_select();
-  const int lane_order = cpu_variant_lane_order(variant);
-  cpu_widen_x(args, k, k32, lane_order, x, 1); /* no OpenMP team next to OpenBLAS's, see dequant_panel */
   float table_c[LUTMM_MAX_TABLE_SIZE];
   cpu_kernel_args a;
   cpu_kernel_args_init(w, codes, args->x_dtype, table_c, &a);
-  const cpu_dequant_fn dequant = cpu_dequant_for(variant);
-  for (int64_t n0 = 0; n0 < n; n0 += PANEL_N) {
-    const int64_t columns = n - n0 < PANEL_N ? n - n0 : PANEL_N;
-    dequant_panel(&a, dequant, lane_order, n0, n0 + columns, panel, k);
-    float *target = direct ? (float *)args->y + n0 : c;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)args->m, (int)columns, (int)k32, 1.0f, x, (int)k32,
-                panel, (int)k32, 0.0f, target, direct ? (int)n : (int)columns);
-    if (!direct) store_panel(args, c, n0, columns, n);
+  const large_plan plan = {args, &a, cpu_dequant_for(variant), cpu_variant_lane_order(variant), n, k, k32,
+                           x, x + (size_t)args->m * (size_t)k32, buffer_floats};
+  cpu_widen_x(args, k, k32, plan.lane_order, x, threads);
+  /* A team of one (one thread asked, or one panel) leaves OpenBLAS its threads. */
+  const int blas_threads = threads > 1 ? hold_blas_to_one_thread() : 0;
+#pragma omp parallel num_threads(threads)
+  {
+    float *panel = plan.buffers + (size_t)omp_get_thread_num() * plan.buffer_floats;
+    float *c = panel + (size_t)PANEL_N * (size_t)k32;
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < panels; p++) run_panel(&plan, p * PANEL_N, panel, c);
   }
+  if (blas_threads > 0) openblas_set_num_threads(blas_threads);
   return LUTMM_OK;
 }
 
