@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "cpu_backend.h"
+#include "cpu_gemv_rows.h"
 #include "reference.h"
 
 static lutmm_status cpu_probe(void) { return LUTMM_OK; }
@@ -12,8 +13,12 @@ static lutmm_status cpu_probe(void) { return LUTMM_OK; }
 static lutmm_status cpu_weights_finish(lutmm_context *ctx, lutmm_weights *w) {
   cpu_codes *codes;
   lutmm_status st = cpu_codes_create(w, cpu_threads(ctx), &codes);
-  if (st == LUTMM_OK) w->backend_data = codes;
-  return st;
+  if (st != LUTMM_OK) return st;
+  /* Only the AVX2 variant has a row kernel; without the copy the column
+   * kernels run, so a failed allocation here costs speed, not the call. */
+  if (cpu_variant_select() == CPU_VARIANT_AVX2) codes->rows = cpu_rows_create(codes, w, cpu_threads(ctx));
+  w->backend_data = codes;
+  return LUTMM_OK;
 }
 
 /* Replaces the reference's free, so it releases what that one would too. */
@@ -44,6 +49,7 @@ static int64_t large_m_threshold(void) {
 static lutmm_status run_gemm(lutmm_context *ctx, const lutmm_weights *w, const cpu_codes *codes,
                              const lutmm_gemm_args *args) {
   if (args->m >= large_m_threshold() && cpu_large_m_available(w, args->m)) return cpu_gemm_large(ctx, w, codes, args);
+  if (cpu_gemv_rows_applies(w, codes, args)) return cpu_gemv_rows(ctx, w, codes, args);
   return cpu_gemm_small(ctx, w, codes, args);
 }
 

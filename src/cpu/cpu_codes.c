@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "codes.h"
+#include "cpu_rows.h"
 #include "fault.h"
 #include "numeric.h"
 
@@ -80,6 +81,7 @@ lutmm_status cpu_codes_create(const lutmm_weights *w, int threads, cpu_codes **o
 
 void cpu_codes_destroy(cpu_codes *c) {
   if (c == NULL) return;
+  cpu_rows_destroy(c->rows);
   free(c->data);
   free(c->scales);
   free(c);

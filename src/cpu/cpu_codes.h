@@ -42,6 +42,7 @@ typedef struct cpu_codes {
   uint8_t *data;
   int64_t groups;       /* scale groups along K held in `scales` (0: none) */
   float *scales;        /* blocks × groups × CPU_BLOCK_N */
+  struct cpu_rows *rows; /* the row kernel's copy (cpu_rows.h), or NULL */
 } cpu_codes;
 
 static inline int cpu_chunk_bytes(int bits) { return bits <= 2 ? 8 : bits <= 4 ? 16 : 32; }

@@ -7,8 +7,8 @@
  * made of two 16-row halves, 4-column blocks, 16-column tiles, 128-row
  * segments, row passes of 1-4 and 8 rows, 32-row blocks, direct feeding up
  * to M = 4 / 8, 64×64 atoms of the packed format, split-K below 253
- * columns, 512-column panels and the large-M switch at M = 12. Sizes sit
- * on, below and above each. */
+ * columns, 512-column panels and the large-M switch at M = 12, and the
+ * row kernel's 32-column blocks. Sizes sit on, below and above each. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +44,7 @@ static diff_case random_case(diff_mode mode, int bits, int64_t m) {
   c.y_dtype = kDtypes[diff_int(&g_rng, 0, 2)];
   c.scale_dtype = kDtypes[diff_int(&g_rng, 0, 2)];
   c.seed = diff_next(&g_rng);
+  c.x_magnitude = 0.0f;
   return c;
 }
 
@@ -119,6 +120,49 @@ static void sweep_threads(const diff_env *env, diff_totals *t) {
   }
 }
 
+/* The row kernel (AVX2 variant: M = 1, fp32 X, 1-, 2- and 4-bit codes):
+ * 32-column blocks, every group size, a long K, and X scaled far up and
+ * down, where products or sums would leave float32's normal range and the
+ * column kernels must take over (docs/CPU.md). The other variants run the
+ * same cases on their own kernels. */
+static void sweep_row_kernel(const diff_env *env, diff_totals *t) {
+  const int64_t cols[] = {1, 31, 32, 33, 64, 95, 300};
+  const int widths[] = {1, 2, 4};
+  const float magnitudes[] = {1.0f, 0x1p-120f, 0x1p-100f, 0x1p100f, 0x1p120f};
+  int variety = 0;
+  for (int b = 0; b < COUNT(widths); b++)
+    for (int g = 0; g < COUNT(kGroups); g++)
+      for (int i = 0; i < COUNT(cols); i++)
+        for (int mode = DIFF_EXACT; mode <= DIFF_BOUND; mode++) {
+          diff_case c = random_case((diff_mode)mode, widths[b], 1);
+          c.group_size = kGroups[g];
+          c.k = pick_k(c.group_size);
+          c.n = cols[i];
+          c.x_dtype = LUTMM_DTYPE_F32;
+          c.x_magnitude = magnitudes[variety++ % COUNT(magnitudes)];
+          diff_run_case(env, &c, env->cpu, t);
+        }
+  for (int b = 0; b < COUNT(widths); b++)
+    for (int mode = DIFF_EXACT; mode <= DIFF_BOUND; mode++) {
+      diff_case c = random_case((diff_mode)mode, widths[b], 1);
+      c.k = 4096;
+      c.n = 300;
+      c.group_size = b == 1 ? 0 : 128;
+      c.x_dtype = LUTMM_DTYPE_F32;
+      diff_run_case(env, &c, env->cpu, t);
+    }
+  /* Blocks split across 1, 2 and 3 threads: the same bits. */
+  const int threads[] = {1, 2, 3};
+  for (int b = 0; b < COUNT(widths); b++) {
+    diff_case c = random_case(DIFF_BOUND, widths[b], 1);
+    c.n = 600;
+    c.k = 512;
+    c.group_size = 64;
+    c.x_dtype = LUTMM_DTYPE_F32;
+    diff_run_thread_invariance(env, &c, threads, COUNT(threads), t);
+  }
+}
+
 /* Weights packed by a reference context (no CPU copy of the codes). */
 static void sweep_foreign_weights(const diff_env *env, diff_totals *t) {
   for (int bits = 1; bits <= 8; bits++) {
@@ -140,9 +184,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   diff_totals t = {0, 0};
-  void (*const sweeps[])(const diff_env *, diff_totals *) = {sweep_rows,    sweep_formats, sweep_panels,
-                                                           sweep_split_k, sweep_threads, sweep_foreign_weights};
-  const char *names[] = {"rows", "formats", "panels", "split-k", "threads", "foreign weights"};
+  void (*const sweeps[])(const diff_env *, diff_totals *) = {
+      sweep_rows, sweep_formats, sweep_panels, sweep_split_k, sweep_threads, sweep_foreign_weights, sweep_row_kernel};
+  const char *names[] = {"rows", "formats", "panels", "split-k", "threads", "foreign weights", "row kernel"};
   for (int i = 0; i < COUNT(sweeps); i++) {
     /* The big sweeps run single-threaded: on a busy CI machine every
      * OpenMP barrier would otherwise wait for a core. Threads are covered

@@ -24,6 +24,7 @@ typedef struct diff_case {
   int64_t k, n, m, group_size;
   lutmm_dtype x_dtype, y_dtype, scale_dtype;
   uint64_t seed;
+  float x_magnitude; /* bound mode: X is Gaussian times this (0 means 1) */
 } diff_case;
 
 /* Counts kept across cases. */

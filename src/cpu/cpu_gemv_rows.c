@@ -1,0 +1,98 @@
+/* Driver of the row kernel (cpu_gemv_rows_avx2.c): M = 1, fp32 X.
+ *
+ * Numerics. The kernel sums fl(x_k · T[c]) per group in float32 and then
+ * multiplies by the scale, instead of summing x_k · fl(T · s). Each product
+ * is rounded once more, so an output moves by at most a few 2^-24 of Σ
+ * |x_k · ŵ_k| beyond the float32 sum itself, inside the bound's
+ * 2·K·2^-24 term; in exact mode every step is exact and the bits are the
+ * reference's. What the reordering could break is range: x·T may overflow
+ * where x·(T·s) does not (s < 1), or fall into float32's subnormals where
+ * multiplying by a large s later would magnify its rounding. So the kernel
+ * runs only when no product x_k · T[i] can leave float32's normal range and
+ * no sum of them can overflow; other calls take the column kernels. */
+#include "cpu_gemv_rows.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_backend.h"
+#include "cpu_codes.h"
+#include "cpu_kernel.h"
+#include "cpu_round.h"
+
+/* Whether every x_k · T[i] is zero or float32-normal, and every sum of up
+ * to k32 of them below 2^126 in magnitude. */
+static int x_range_fits(const float *x, int64_t k, int64_t k32, const float *table_c, int size) {
+  double t_min = 0.0, t_max = 0.0;
+  for (int i = 0; i < size; i++) {
+    const double t = fabs((double)table_c[i]);
+    if (t != 0.0 && (t_min == 0.0 || t < t_min)) t_min = t;
+    if (t > t_max) t_max = t;
+  }
+  double x_max = 0.0;
+  for (int64_t i = 0; i < k; i++) {
+    const double v = fabs((double)x[i]);
+    if (!(v <= 3.4e38)) return 0; /* NaN or Inf */
+    if (v != 0.0 && v * t_min < 0x1p-126) return 0;
+    if (v > x_max) x_max = v;
+  }
+  return x_max * t_max * (double)k32 < 0x1p126;
+}
+
+static int rows_enabled(void) {
+  const char *env = getenv("LUTMM_CPU_ROWS");
+  return env == NULL || strcmp(env, "0") != 0;
+}
+
+int cpu_gemv_rows_applies(const lutmm_weights *w, const cpu_codes *codes, const lutmm_gemm_args *args) {
+  if (args->m != 1 || args->x_dtype != LUTMM_DTYPE_F32 || codes->rows == NULL || !rows_enabled()) return 0;
+  if (cpu_variant_select() != CPU_VARIANT_AVX2) return 0;
+  /* No split-K here: below 256 columns (where the column kernels split K)
+   * fewer blocks than threads may leave cores idle, but such a gemv is
+   * small, and the choice must depend on the shape only, never on the
+   * team, for the bits not to. */
+  float table_c[LUTMM_MAX_TABLE_SIZE];
+  const int size = 1 << w->params.bits;
+  for (int i = 0; i < size; i++) table_c[i] = cpu_round_to(w->table[i], LUTMM_DTYPE_F32);
+  return x_range_fits((const float *)args->x, w->params.k, codes->k32, table_c, size);
+}
+
+#if defined(__x86_64__)
+lutmm_status cpu_gemv_rows(lutmm_context *ctx, const lutmm_weights *w, const cpu_codes *codes,
+                           const lutmm_gemm_args *args) {
+  const cpu_rows *r = codes->rows;
+  const int64_t steps = r->groups * r->group_rows / r->step_rows, n = w->params.n;
+  const int64_t out_floats = r->blocks * CPU_ROWS_BLOCK_N;
+  /* Tables (steps × 128 bytes = 32 floats each), then the fp32 outputs. */
+  const size_t sizes[6] = {(size_t)steps, CPU_ROWS_TABLE_BYTES / sizeof(float), (size_t)out_floats, 1, 0, 0};
+  float *space;
+  const lutmm_status st = cpu_workspace_floats(ctx, sizes, &space);
+  if (st != LUTMM_OK) return st;
+  uint8_t *tables = (uint8_t *)space;
+  float *out = space + (size_t)steps * (CPU_ROWS_TABLE_BYTES / sizeof(float));
+  float table_c[LUTMM_MAX_TABLE_SIZE];
+  for (int i = 0; i < (1 << r->bits); i++) table_c[i] = cpu_round_to(w->table[i], LUTMM_DTYPE_F32);
+  const int threads = cpu_threads(ctx);
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t team = omp_get_num_threads(), me = omp_get_thread_num();
+    cpu_rows_tables_avx2((const float *)args->x, w->params.k, table_c, r->bits, steps * me / team, steps * (me + 1) / team, tables);
+    /* Each thread's columns: every column's sum runs in one thread in a fixed
+     * order, so the bits do not depend on the team. */
+    const int64_t block0 = r->blocks * me / team, block1 = r->blocks * (me + 1) / team;
+    memset(out + block0 * CPU_ROWS_BLOCK_N, 0, (size_t)(block1 - block0) * CPU_ROWS_BLOCK_N * sizeof(float));
+#pragma omp barrier
+    cpu_rows_kernel_avx2(r, tables, block0, block1, out);
+    const int64_t end = block1 * CPU_ROWS_BLOCK_N < n ? block1 * CPU_ROWS_BLOCK_N : n;
+    for (int64_t col = block0 * CPU_ROWS_BLOCK_N; col < end; col++) cpu_store(args->y, args->y_dtype, col, out[col]);
+  }
+  return LUTMM_OK;
+}
+#else
+lutmm_status cpu_gemv_rows(lutmm_context *ctx, const lutmm_weights *w, const cpu_codes *codes,
+                           const lutmm_gemm_args *args) {
+  return cpu_gemm_small(ctx, w, codes, args); /* never chosen: the variant is not AVX2 */
+}
+#endif
