@@ -48,8 +48,8 @@ static int64_t large_m_threshold(void) {
 
 static lutmm_status run_gemm(lutmm_context *ctx, const lutmm_weights *w, const cpu_codes *codes,
                              const lutmm_gemm_args *args) {
-  if (args->m >= large_m_threshold() && cpu_large_m_available(w, args->m)) return cpu_gemm_large(ctx, w, codes, args);
   if (cpu_gemv_rows_applies(w, codes, args)) return cpu_gemv_rows(ctx, w, codes, args);
+  if (args->m >= large_m_threshold() && cpu_large_m_available(w, args->m)) return cpu_gemm_large(ctx, w, codes, args);
   return cpu_gemm_small(ctx, w, codes, args);
 }
 

@@ -22,9 +22,9 @@
 #include "cpu_kernel.h"
 #include "cpu_round.h"
 
-/* Whether every x_k · T[i] is zero or float32-normal, and every sum of up
- * to k32 of them below 2^126 in magnitude. */
-static int x_range_fits(const float *x, int64_t k, int64_t k32, const float *table_c, int size) {
+/* Whether every x_k · T[i] (count values of x) is zero or float32-normal,
+ * and every sum of up to k32 of them below 2^126 in magnitude. */
+static int x_range_fits(const float *x, int64_t count, int64_t k32, const float *table_c, int size) {
   double t_min = 0.0, t_max = 0.0;
   for (int i = 0; i < size; i++) {
     const double t = fabs((double)table_c[i]);
@@ -32,7 +32,7 @@ static int x_range_fits(const float *x, int64_t k, int64_t k32, const float *tab
     if (t > t_max) t_max = t;
   }
   double x_max = 0.0;
-  for (int64_t i = 0; i < k; i++) {
+  for (int64_t i = 0; i < count; i++) {
     const double v = fabs((double)x[i]);
     if (!(v <= 3.4e38)) return 0; /* NaN or Inf */
     if (v != 0.0 && v * t_min < 0x1p-126) return 0;
@@ -41,13 +41,24 @@ static int x_range_fits(const float *x, int64_t k, int64_t k32, const float *tab
   return x_max * t_max * (double)k32 < 0x1p126;
 }
 
+/* Up to how many rows of X the row kernel wins. Its lookups serve one row
+ * each, while a column kernel's serve every row and sgemm's cost per row is
+ * lowest of all, so the narrower the codes, the further it goes. */
+static int64_t rows_max_m(int bits) {
+  const char *env = getenv("LUTMM_CPU_ROWS_MAX_M");
+  if (env != NULL && env[0] != '\0') return strtoll(env, NULL, 10);
+  return bits == 4 ? CPU_ROWS_MAX_M_4BIT : bits == 2 ? CPU_ROWS_MAX_M_2BIT : CPU_ROWS_MAX_M_1BIT;
+}
+
 static int rows_enabled(void) {
   const char *env = getenv("LUTMM_CPU_ROWS");
   return env == NULL || strcmp(env, "0") != 0;
 }
 
 int cpu_gemv_rows_applies(const lutmm_weights *w, const cpu_codes *codes, const lutmm_gemm_args *args) {
-  if (args->m != 1 || args->x_dtype != LUTMM_DTYPE_F32 || codes->rows == NULL || !rows_enabled()) return 0;
+  if (args->m > rows_max_m(w->params.bits) || args->x_dtype != LUTMM_DTYPE_F32 || codes->rows == NULL ||
+      !rows_enabled())
+    return 0;
   if (cpu_variant_select() != CPU_VARIANT_AVX2) return 0;
   /* No split-K here: below 256 columns (where the column kernels split K)
    * fewer blocks than threads may leave cores idle, but such a gemv is
@@ -56,37 +67,45 @@ int cpu_gemv_rows_applies(const lutmm_weights *w, const cpu_codes *codes, const 
   float table_c[LUTMM_MAX_TABLE_SIZE];
   const int size = 1 << w->params.bits;
   for (int i = 0; i < size; i++) table_c[i] = cpu_round_to(w->table[i], LUTMM_DTYPE_F32);
-  return x_range_fits((const float *)args->x, w->params.k, codes->k32, table_c, size);
+  return x_range_fits((const float *)args->x, args->m * w->params.k, codes->k32, table_c, size);
 }
 
 #if defined(__x86_64__)
 lutmm_status cpu_gemv_rows(lutmm_context *ctx, const lutmm_weights *w, const cpu_codes *codes,
                            const lutmm_gemm_args *args) {
   const cpu_rows *r = codes->rows;
-  const int64_t steps = r->groups * r->group_rows / r->step_rows, n = w->params.n;
-  const int64_t out_floats = r->blocks * CPU_ROWS_BLOCK_N;
-  /* Tables (steps × 128 bytes = 32 floats each), then the fp32 outputs. */
-  const size_t sizes[6] = {(size_t)steps, CPU_ROWS_TABLE_BYTES / sizeof(float), (size_t)out_floats, 1, 0, 0};
+  const int64_t m = args->m, k = w->params.k, n = w->params.n;
+  const int64_t steps = r->groups * r->group_rows / r->step_rows, ldo = r->blocks * CPU_ROWS_BLOCK_N;
+  /* Per row of X: its tables (steps × 128 bytes = 32 floats each) and its
+   * fp32 outputs. */
+  const size_t row_floats = (size_t)steps * (CPU_ROWS_TABLE_BYTES / sizeof(float)) + (size_t)ldo;
+  const size_t sizes[6] = {(size_t)m, row_floats, 0, 0, 0, 0};
   float *space;
   const lutmm_status st = cpu_workspace_floats(ctx, sizes, &space);
   if (st != LUTMM_OK) return st;
   uint8_t *tables = (uint8_t *)space;
-  float *out = space + (size_t)steps * (CPU_ROWS_TABLE_BYTES / sizeof(float));
+  const size_t row_tables = (size_t)steps * CPU_ROWS_TABLE_BYTES;
+  float *out = space + (size_t)m * (row_tables / sizeof(float));
   float table_c[LUTMM_MAX_TABLE_SIZE];
   for (int i = 0; i < (1 << r->bits); i++) table_c[i] = cpu_round_to(w->table[i], LUTMM_DTYPE_F32);
+  const float *x = args->x;
   const int threads = cpu_threads(ctx);
 #pragma omp parallel num_threads(threads)
   {
     const int64_t team = omp_get_num_threads(), me = omp_get_thread_num();
-    cpu_rows_tables_avx2((const float *)args->x, w->params.k, table_c, r->bits, steps * me / team, steps * (me + 1) / team, tables);
+    for (int64_t row = 0; row < m; row++)
+      cpu_rows_tables_avx2(x + row * k, k, table_c, r->bits, steps * me / team, steps * (me + 1) / team,
+                           tables + (size_t)row * row_tables);
     /* Each thread's columns: every column's sum runs in one thread in a fixed
      * order, so the bits do not depend on the team. */
     const int64_t block0 = r->blocks * me / team, block1 = r->blocks * (me + 1) / team;
-    memset(out + block0 * CPU_ROWS_BLOCK_N, 0, (size_t)(block1 - block0) * CPU_ROWS_BLOCK_N * sizeof(float));
+    const int64_t col0 = block0 * CPU_ROWS_BLOCK_N, col1 = block1 * CPU_ROWS_BLOCK_N;
+    for (int64_t row = 0; row < m; row++) memset(out + row * ldo + col0, 0, (size_t)(col1 - col0) * sizeof(float));
 #pragma omp barrier
-    cpu_rows_kernel_avx2(r, tables, block0, block1, out);
-    const int64_t end = block1 * CPU_ROWS_BLOCK_N < n ? block1 * CPU_ROWS_BLOCK_N : n;
-    for (int64_t col = block0 * CPU_ROWS_BLOCK_N; col < end; col++) cpu_store(args->y, args->y_dtype, col, out[col]);
+    cpu_rows_kernel_avx2(r, m, tables, row_tables, block0, block1, out, ldo);
+    for (int64_t row = 0; row < m; row++)
+      for (int64_t col = col0; col < (col1 < n ? col1 : n); col++)
+        cpu_store(args->y, args->y_dtype, row * n + col, out[row * ldo + col]);
   }
   return LUTMM_OK;
 }

@@ -72,28 +72,30 @@ INLINE void look_up(const uint8_t *table, __m256i idx, __m256 acc[4]) {
   acc[3] = _mm256_add_ps(acc[3], _mm256_castsi256_ps(_mm256_unpackhi_epi16(high01, high23)));
 }
 
-TARGET void cpu_rows_kernel_avx2(const cpu_rows *r, const uint8_t *tables, int64_t block0, int64_t block1,
-                                 float *out) {
+TARGET void cpu_rows_kernel_avx2(const cpu_rows *r, int64_t m, const uint8_t *tables, size_t row_tables,
+                                 int64_t block0, int64_t block1, float *out, int64_t ldo) {
   const __m256i nibble = _mm256_set1_epi8(0x0F);
   const int64_t byte_rows = r->group_rows / (2 * r->step_rows);
   const size_t group_steps = (size_t)(r->group_rows / r->step_rows);
   /* Group by group over the whole run of blocks: the group's tables stay in L1. */
-  for (int64_t g = 0; g < r->groups; g++) {
-    const uint8_t *group_tables = tables + (size_t)g * group_steps * CPU_ROWS_TABLE_BYTES;
+  for (int64_t g = 0; g < r->groups; g++)
     for (int64_t block = block0; block < block1; block++) {
       const uint8_t *bytes = cpu_rows_at(r, g, block);
-      __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-      for (int64_t i = 0; i < byte_rows; i++) {
-        const __m256i v = _mm256_loadu_si256((const __m256i *)(bytes + i * CPU_ROWS_BYTE_ROW));
-        const uint8_t *t = group_tables + (size_t)(2 * i) * CPU_ROWS_TABLE_BYTES;
-        look_up(t, _mm256_and_si256(v, nibble), acc);
-        look_up(t + CPU_ROWS_TABLE_BYTES, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble), acc);
-      }
       const float *s = cpu_rows_scales(r, g, block);
-      float *y = out + block * CPU_ROWS_BLOCK_N;
-      for (int q = 0; q < 4; q++)
-        _mm256_storeu_ps(y + 8 * q, _mm256_fmadd_ps(acc[q], _mm256_loadu_ps(s + 8 * q), _mm256_loadu_ps(y + 8 * q)));
+      /* Row after row of X: the block's bytes are in L1 after the first. */
+      for (int64_t row = 0; row < m; row++) {
+        const uint8_t *group_tables = tables + (size_t)row * row_tables + (size_t)g * group_steps * CPU_ROWS_TABLE_BYTES;
+        __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+        for (int64_t i = 0; i < byte_rows; i++) {
+          const __m256i v = _mm256_loadu_si256((const __m256i *)(bytes + i * CPU_ROWS_BYTE_ROW));
+          const uint8_t *t = group_tables + (size_t)(2 * i) * CPU_ROWS_TABLE_BYTES;
+          look_up(t, _mm256_and_si256(v, nibble), acc);
+          look_up(t + CPU_ROWS_TABLE_BYTES, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble), acc);
+        }
+        float *y = out + row * ldo + block * CPU_ROWS_BLOCK_N;
+        for (int q = 0; q < 4; q++)
+          _mm256_storeu_ps(y + 8 * q, _mm256_fmadd_ps(acc[q], _mm256_loadu_ps(s + 8 * q), _mm256_loadu_ps(y + 8 * q)));
+      }
     }
-  }
 }
 #endif

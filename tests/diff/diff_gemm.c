@@ -120,7 +120,7 @@ static void sweep_threads(const diff_env *env, diff_totals *t) {
   }
 }
 
-/* The row kernel (AVX2 variant: M = 1, fp32 X, 1-, 2- and 4-bit codes):
+/* The row kernel (AVX2 variant: small M, fp32 X, 1-, 2- and 4-bit codes):
  * 32-column blocks, every group size, a long K, and X scaled far up and
  * down, where products or sums would leave float32's normal range and the
  * column kernels must take over (docs/CPU.md). The other variants run the
@@ -151,6 +151,16 @@ static void sweep_row_kernel(const diff_env *env, diff_totals *t) {
       c.x_dtype = LUTMM_DTYPE_F32;
       diff_run_case(env, &c, env->cpu, t);
     }
+  /* Several rows of X, on both sides of each width's limit (2, 16, 48). */
+  const int64_t rows[] = {2, 3, 16, 17, 48, 49};
+  for (int b = 0; b < COUNT(widths); b++)
+    for (int i = 0; i < COUNT(rows); i++)
+      for (int mode = DIFF_EXACT; mode <= DIFF_BOUND; mode++) {
+        diff_case c = random_case((diff_mode)mode, widths[b], rows[i]);
+        c.n = cols[(b + i) % COUNT(cols)];
+        c.x_dtype = LUTMM_DTYPE_F32;
+        diff_run_case(env, &c, env->cpu, t);
+      }
   /* Blocks split across 1, 2 and 3 threads: the same bits. */
   const int threads[] = {1, 2, 3};
   for (int b = 0; b < COUNT(widths); b++) {
