@@ -22,14 +22,17 @@ static void store_code(uint8_t *chunk, int bits, int r, int code) {
   else chunk[r] = (uint8_t)code;
 }
 
+float cpu_widened_scale(const lutmm_weights *w, int64_t group, int64_t col) {
+  const float s = lutmm_load_as_f32(w->scales, w->params.scale_dtype, group * w->geom.n_pad + col);
+  return lutmm_fault_scale(s, group, col);
+}
+
 /* The block's scales widened exactly to float (columns past N stay 0). */
 static void convert_block_scales(const lutmm_weights *w, cpu_codes *c, int64_t block) {
   const int64_t n = w->params.n;
   for (int64_t col = block * CPU_BLOCK_N; col < n && col < (block + 1) * CPU_BLOCK_N; col++)
-    for (int64_t group = 0; group < c->groups; group++) {
-      const float s = lutmm_load_as_f32(w->scales, w->params.scale_dtype, group * w->geom.n_pad + col);
-      *(float *)cpu_codes_scales(c, col, group) = lutmm_fault_scale(s, group, col);
-    }
+    for (int64_t group = 0; group < c->groups; group++)
+      *(float *)cpu_codes_scales(c, col, group) = cpu_widened_scale(w, group, col);
 }
 
 static void convert_block(const lutmm_weights *w, cpu_codes *c, int64_t block) {

@@ -67,6 +67,10 @@ static inline int cpu_chunk_code(const uint8_t *chunk, int bits, int r) {
   return chunk[r];
 }
 
+/* Scale of (group, column) widened exactly to float, through the planted
+ * scale fault hook: what both working copies store. */
+float cpu_widened_scale(const lutmm_weights *w, int64_t group, int64_t col);
+
 /* Builds the working copy from w's packed planes and scales (threads:
  * OpenMP team size). The planted-fault hooks for codes and row positions
  * act here, where the backend decodes the packed format, and the scale hook

@@ -33,20 +33,46 @@ static void store_panel(const lutmm_gemm_args *args, const float *c, int64_t n0,
     for (int64_t j = 0; j < columns; j++) cpu_store(args->y, args->y_dtype, m * n + n0 + j, c[m * columns + j]);
 }
 
-/* Each thread of our team dequantizes its own panels and multiplies them
- * with a single-threaded sgemm, so the two cores never wait for each other.
- * OpenBLAS's pthread pool is therefore held at one thread for the call:
- * its workers spin-wait between calls, and alternating them with an OpenMP
- * team panel after panel, each pool spinning while the other ran, measured
- * 4.5× slower than sgemm alone on 2 cores. An OpenMP build of OpenBLAS runs
- * single-threaded inside our parallel region by itself. Returns the count
- * to restore, 0 if nothing was changed. */
-static int hold_blas_to_one_thread(void) {
-  if (openblas_get_parallel() != 1) return 0;
-  const int previous = openblas_get_num_threads();
-  if (previous <= 1) return 0;
-  openblas_set_num_threads(1);
-  return previous;
+/* Every panel's sgemm runs single-threaded, and our team supplies the
+ * parallelism: each thread dequantizes its own panels and multiplies them,
+ * so the cores never wait for each other. Two reasons:
+ *   - OpenBLAS's bits depend on its own thread count (0.3.21, Zen kernels:
+ *     1 against 2 threads changed 3-41 % of the elements of 12..256 × 512 ×
+ *     256..4096 products), while ours must depend on no thread count;
+ *   - its pthread workers spin-wait between calls, and alternating them
+ *     with an OpenMP team panel after panel, each pool spinning while the
+ *     other ran, measured 4.5× slower than sgemm alone on 2 cores.
+ * So OpenBLAS is held at one thread while any large-M gemm of the process
+ * runs (a count of holders, so that concurrent contexts never see it given
+ * back early) and given its count back by the last one. An OpenMP build of
+ * OpenBLAS sets the calling thread's OpenMP thread count along with its
+ * own; each caller gives its own back. */
+static int blas_holders, blas_previous;
+
+typedef struct blas_hold {
+  int omp_threads; /* the caller's OpenMP count, for an OpenMP build */
+} blas_hold;
+
+static blas_hold hold_blas_to_one_thread(void) {
+  const blas_hold h = {omp_get_max_threads()};
+  if (openblas_get_parallel() == 0) return h; /* a sequential build */
+#pragma omp critical(lutmm_blas_hold)
+  {
+    if (blas_holders++ == 0) {
+      blas_previous = openblas_get_num_threads();
+      if (blas_previous > 1) openblas_set_num_threads(1);
+    }
+  }
+  return h;
+}
+
+static void release_blas(blas_hold h) {
+  if (openblas_get_parallel() == 0) return;
+#pragma omp critical(lutmm_blas_hold)
+  {
+    if (--blas_holders == 0 && blas_previous > 1) openblas_set_num_threads(blas_previous);
+  }
+  if (openblas_get_parallel() == 2) omp_set_num_threads(h.omp_threads);
 }
 
 typedef struct large_plan {
@@ -99,9 +125,8 @@ lutmm_status cpu_gemm_large(lutmm_context *ctx, const lutmm_weights *w, const cp
   cpu_kernel_args_init(w, codes, args->x_dtype, table_c, &a);
   const large_plan plan = {args, &a, cpu_dequant_for(variant), cpu_variant_lane_order(variant), n, k, k32,
                            x, x + (size_t)args->m * (size_t)k32, buffer_floats};
+  const blas_hold hold = hold_blas_to_one_thread();
   cpu_widen_x(args, k, k32, plan.lane_order, x, threads);
-  /* A team of one (one thread asked, or one panel) leaves OpenBLAS its threads. */
-  const int blas_threads = threads > 1 ? hold_blas_to_one_thread() : 0;
 #pragma omp parallel num_threads(threads)
   {
     float *panel = plan.buffers + (size_t)omp_get_thread_num() * plan.buffer_floats;
@@ -109,7 +134,7 @@ lutmm_status cpu_gemm_large(lutmm_context *ctx, const lutmm_weights *w, const cp
 #pragma omp for schedule(static)
     for (int64_t p = 0; p < panels; p++) run_panel(&plan, p * PANEL_N, panel, c);
   }
-  if (blas_threads > 0) openblas_set_num_threads(blas_threads);
+  release_blas(hold);
   return LUTMM_OK;
 }
 

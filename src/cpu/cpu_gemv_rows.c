@@ -1,15 +1,20 @@
-/* Driver of the row kernel (cpu_gemv_rows_avx2.c): M = 1, fp32 X.
+/* Driver of the row kernel (cpu_gemv_rows_avx2.c): small M, fp32 X.
  *
  * Numerics. The kernel sums fl(x_k · T[c]) per group in float32 and then
  * multiplies by the scale, instead of summing x_k · fl(T · s). Each product
  * is rounded once more, so an output moves by at most a few 2^-24 of Σ
  * |x_k · ŵ_k| beyond the float32 sum itself, inside the bound's
  * 2·K·2^-24 term; in exact mode every step is exact and the bits are the
- * reference's. What the reordering could break is range: x·T may overflow
- * where x·(T·s) does not (s < 1), or fall into float32's subnormals where
- * multiplying by a large s later would magnify its rounding. So the kernel
- * runs only when no product x_k · T[i] can leave float32's normal range and
- * no sum of them can overflow; other calls take the column kernels. */
+ * reference's. What the reordering could break is range:
+ *   - x·T may overflow where x·(T·s) does not (s < 1);
+ *   - x·T may fall into float32's subnormals, where multiplying by a large s
+ *     later would magnify its rounding;
+ *   - fl(T·s) may be subnormal or 0 where T·s is not: the reference's term
+ *     is then rounded or gone, and a term that vanishes claims no room in
+ *     the bound.
+ * So the kernel runs only when every non-zero T[i]·s and x_k·T[i] is
+ * float32-normal and no sum of the x_k·T[i] can overflow; other calls take
+ * the column kernels. */
 #include "cpu_gemv_rows.h"
 
 #include <math.h>
@@ -20,17 +25,11 @@
 #include "cpu_backend.h"
 #include "cpu_codes.h"
 #include "cpu_kernel.h"
-#include "cpu_round.h"
+#include "tables.h"
 
-/* Whether every x_k · T[i] (count values of x) is zero or float32-normal,
- * and every sum of up to k32 of them below 2^126 in magnitude. */
-static int x_range_fits(const float *x, int64_t count, int64_t k32, const float *table_c, int size) {
-  double t_min = 0.0, t_max = 0.0;
-  for (int i = 0; i < size; i++) {
-    const double t = fabs((double)table_c[i]);
-    if (t != 0.0 && (t_min == 0.0 || t < t_min)) t_min = t;
-    if (t > t_max) t_max = t;
-  }
+/* Whether every non-zero x_k · T[i] (count values of x) is float32-normal
+ * and every sum of up to k32 of them is below 2^126 in magnitude. */
+static int x_range_fits(const float *x, int64_t count, int64_t k32, double t_min, double t_max) {
   double x_max = 0.0;
   for (int64_t i = 0; i < count; i++) {
     const double v = fabs((double)x[i]);
@@ -65,9 +64,12 @@ int cpu_gemv_rows_applies(const lutmm_weights *w, const cpu_codes *codes, const 
    * small, and the choice must depend on the shape only, never on the
    * team, for the bits not to. */
   float table_c[LUTMM_MAX_TABLE_SIZE];
-  const int size = 1 << w->params.bits;
-  for (int i = 0; i < size; i++) table_c[i] = cpu_round_to(w->table[i], LUTMM_DTYPE_F32);
-  return x_range_fits((const float *)args->x, args->m * w->params.k, codes->k32, table_c, size);
+  cpu_kernel_args a;
+  cpu_kernel_args_init(w, codes, LUTMM_DTYPE_F32, table_c, &a);
+  const double t_min = a.table_c_min, s_min = codes->rows->scale_min;
+  if (t_min * s_min != 0.0 && t_min * s_min < 0x1p-126) return 0;
+  const double t_max = lutmm_table_max_magnitude(table_c, 1 << w->params.bits);
+  return x_range_fits((const float *)args->x, args->m * w->params.k, codes->k32, t_min, t_max);
 }
 
 #if defined(__x86_64__)
@@ -87,7 +89,8 @@ lutmm_status cpu_gemv_rows(lutmm_context *ctx, const lutmm_weights *w, const cpu
   const size_t row_tables = (size_t)steps * CPU_ROWS_TABLE_BYTES;
   float *out = space + (size_t)m * (row_tables / sizeof(float));
   float table_c[LUTMM_MAX_TABLE_SIZE];
-  for (int i = 0; i < (1 << r->bits); i++) table_c[i] = cpu_round_to(w->table[i], LUTMM_DTYPE_F32);
+  cpu_kernel_args a;
+  cpu_kernel_args_init(w, codes, LUTMM_DTYPE_F32, table_c, &a);
   const float *x = args->x;
   const int threads = cpu_threads(ctx);
 #pragma omp parallel num_threads(threads)

@@ -1,6 +1,6 @@
 /* The row kernel's AVX2 code: per-step tables of x·T and the lookups.
  *
- * For M = 1 and fp32 activations, y_n = Σ_g s_gn · Σ_{k in g} x_k · T[c_kn]:
+ * For a row of fp32 activations, y_n = Σ_g s_gn · Σ_{k in g} x_k · T[c_kn]:
  * the scale leaves the inner sum, and x_k moves into the table, so one
  * 16-entry table per step, L_t[e] = Σ_i x_{t·s+i} · T[(e >> bits·i) & mask]
  * (s = 4 / bits rows), serves every column. A step of a 32-column block is
@@ -48,10 +48,8 @@ TARGET void cpu_rows_tables_avx2(const float *x, int64_t k, const float *table_c
     for (int i = 0; i < step_rows; i++) {
       const int64_t row = t * step_rows + i;
       const __m256 xi = _mm256_set1_ps(row < k ? x[row] : 0.0f);
-      const __m256 plo = _mm256_mul_ps(xi, _mm256_loadu_ps(pattern[i])), phi = _mm256_mul_ps(xi, _mm256_loadu_ps(pattern[i] + 8));
-      /* Row 0 alone is just the product (0 + p would turn -0 into +0). */
-      lo = i == 0 ? plo : _mm256_add_ps(lo, plo);
-      hi = i == 0 ? phi : _mm256_add_ps(hi, phi);
+      lo = _mm256_add_ps(lo, _mm256_mul_ps(xi, _mm256_loadu_ps(pattern[i])));
+      hi = _mm256_add_ps(hi, _mm256_mul_ps(xi, _mm256_loadu_ps(pattern[i] + 8)));
     }
     store_planes(lo, hi, tables + (size_t)t * CPU_ROWS_TABLE_BYTES);
   }

@@ -1,13 +1,12 @@
 /* The row copy of the codes (see cpu_rows.h), derived from the column copy. */
 #include "cpu_rows.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "backend.h"
 #include "cpu_codes.h"
 #include "cpu_kernel.h"
-#include "fault.h"
-#include "numeric.h"
 
 /* Code of (row, column) in the column copy, 0 past K or N. */
 static int column_code(const cpu_codes *codes, int64_t k, int64_t n, int64_t row, int64_t col) {
@@ -22,15 +21,24 @@ static int step_nibble(const cpu_rows *r, const cpu_codes *codes, int64_t k, int
   return nibble;
 }
 
-/* The (group, block)'s scales widened exactly, with the scale fault hook
- * that the column kernels' scales pass too. */
+/* The (group, block)'s scales (0 past N). */
 static void fill_scales(cpu_rows *r, const lutmm_weights *w, int64_t group, int64_t block) {
-  float *out = (float *)cpu_rows_scales(r, group, block);
+  float *out = r->scales + ((size_t)group * (size_t)r->blocks + (size_t)block) * CPU_ROWS_BLOCK_N;
   for (int c = 0; c < CPU_ROWS_BLOCK_N; c++) {
     const int64_t col = block * CPU_ROWS_BLOCK_N + c;
-    const float s = col < w->params.n ? lutmm_load_as_f32(w->scales, w->params.scale_dtype, group * w->geom.n_pad + col) : 0.0f;
-    out[c] = col < w->params.n ? lutmm_fault_scale(s, group, col) : 0.0f;
+    out[c] = col < w->params.n ? cpu_widened_scale(w, group, col) : 0.0f;
   }
+}
+
+/* Smallest non-zero |scale| of the copy, 0 when all are zero. */
+static float smallest_scale(const cpu_rows *r) {
+  const size_t count = (size_t)r->groups * (size_t)r->blocks * CPU_ROWS_BLOCK_N;
+  float smallest = 0.0f;
+  for (size_t i = 0; i < count; i++) {
+    const float m = fabsf(r->scales[i]);
+    if (m != 0.0f && (smallest == 0.0f || m < smallest)) smallest = m;
+  }
+  return smallest;
 }
 
 static void fill(cpu_rows *r, const cpu_codes *codes, const lutmm_weights *w, int64_t group, int64_t block) {
@@ -80,6 +88,7 @@ cpu_rows *cpu_rows_create(const cpu_codes *codes, const lutmm_weights *w, int th
   const int64_t pieces = r->groups * r->blocks;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
   for (int64_t piece = 0; piece < pieces; piece++) fill(r, codes, w, piece / r->blocks, piece % r->blocks);
+  r->scale_min = smallest_scale(r);
   return r;
 }
 

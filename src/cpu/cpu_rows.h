@@ -1,5 +1,5 @@
 /* A second working copy of 1-, 2- and 4-bit codes for the row kernel
- * (cpu_gemv_rows.c: M = 1, fp32 activations), which keeps 32 columns side
+ * (cpu_gemv_rows.c: small M, fp32 activations), which keeps 32 columns side
  * by side in its vector lanes instead of 32 rows of one column.
  *
  * Columns are grouped in blocks of CPU_ROWS_BLOCK_N. A nibble holds one
@@ -42,6 +42,7 @@ typedef struct cpu_rows {
   size_t group_bytes;  /* bytes of one (group, block) */
   uint8_t *data;
   float *scales;       /* groups × blocks × CPU_ROWS_BLOCK_N */
+  float scale_min;     /* smallest non-zero |scale| (0: every scale is 0) */
 } cpu_rows;
 
 /* Byte rows of (group, block). */

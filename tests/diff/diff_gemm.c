@@ -45,6 +45,7 @@ static diff_case random_case(diff_mode mode, int bits, int64_t m) {
   c.scale_dtype = kDtypes[diff_int(&g_rng, 0, 2)];
   c.seed = diff_next(&g_rng);
   c.x_magnitude = 0.0f;
+  c.w_magnitude = 0.0f;
   return c;
 }
 
@@ -110,7 +111,9 @@ static void sweep_split_k(const diff_env *env, diff_totals *t) {
 /* Same bits for 1, 2 and 3 threads: small-M, split-K and large-M shapes. */
 static void sweep_threads(const diff_env *env, diff_totals *t) {
   const int threads[] = {1, 2, 3};
-  const int64_t shapes[][3] = {{1, 600, 512}, {3, 8, 2048}, {40, 300, 256}, {7, 33, 4096}};
+  /* {40, 1030, 256}: three 512-column panels, so the large-M path's team
+   * (and OpenBLAS's thread count) really changes. */
+  const int64_t shapes[][3] = {{1, 600, 512}, {3, 8, 2048}, {40, 300, 256}, {40, 1030, 256}, {7, 33, 4096}};
   for (int i = 0; i < COUNT(shapes); i++) {
     diff_case c = random_case(DIFF_BOUND, 4, shapes[i][0]);
     c.n = shapes[i][1];
@@ -149,6 +152,23 @@ static void sweep_row_kernel(const diff_env *env, diff_totals *t) {
       c.n = 300;
       c.group_size = b == 1 ? 0 : 128;
       c.x_dtype = LUTMM_DTYPE_F32;
+      diff_run_case(env, &c, env->cpu, t);
+    }
+  /* Ranges where the reassociated sum would fail and the column kernels
+   * must run (docs/CPU.md): x·T sums beyond float32 while y is finite
+   * (X·2^124, W·2^-60), and fp32 scales so small that fl(T·s) is
+   * subnormal or 0 (W·2^-140, W·2^-148). */
+  const float x_range[] = {0x1p124f, 1.0f, 1.0f}, w_range[] = {0x1p-60f, 0x1p-140f, 0x1p-148f};
+  for (int b = 0; b < COUNT(widths); b++)
+    for (int i = 0; i < COUNT(x_range); i++) {
+      diff_case c = random_case(DIFF_BOUND, widths[b], 1 + 2 * (i % 2));
+      c.n = 64;
+      c.group_size = 32;
+      c.k = 256;
+      c.x_dtype = LUTMM_DTYPE_F32;
+      c.scale_dtype = LUTMM_DTYPE_F32;
+      c.x_magnitude = x_range[i];
+      c.w_magnitude = w_range[i];
       diff_run_case(env, &c, env->cpu, t);
     }
   /* Several rows of X, on both sides of each width's limit (2, 16, 48). */

@@ -128,7 +128,7 @@ static int make_bound(const diff_env *env, const diff_case *c, diff_rng *r, case
   if (st != LUTMM_OK) return 0;
   float *w = malloc((size_t)(c->k * c->n) * sizeof *w);
   if (w == NULL) return 0;
-  const float column_scale = ldexpf(1.0f, diff_int(r, -6, 4));
+  const float column_scale = ldexpf(1.0f, diff_int(r, -6, 4)) * (c->w_magnitude != 0.0f ? c->w_magnitude : 1.0f);
   for (size_t i = 0; i < (size_t)(c->k * c->n); i++) w[i] = diff_normal(r) * column_scale;
   const lutmm_quant_params p = {c->bits, c->k, c->n, c->group_size, c->scale_dtype};
   st = lutmm_quantize(env->ref, &p, d->table, w, d->codes, d->scales);

@@ -25,6 +25,7 @@ typedef struct diff_case {
   lutmm_dtype x_dtype, y_dtype, scale_dtype;
   uint64_t seed;
   float x_magnitude; /* bound mode: X is Gaussian times this (0 means 1) */
+  float w_magnitude; /* bound mode: W is Gaussian times a random 2^-6..2^4 times this (0 means 1) */
 } diff_case;
 
 /* Counts kept across cases. */

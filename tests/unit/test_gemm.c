@@ -259,6 +259,33 @@ static void exact_sums(void) {
   lutmm_context_destroy(ctx);
 }
 
+/* Weights whose fl(T·s) is 0 (fp32 scales of 2^-149 against the NF4 entry
+ * 0.0796): every term of the reference vanishes, and so must the CPU
+ * backend's. Its row kernel (AVX2, fp32 X) sums x·T first and multiplies by
+ * s last, which would leave ~2^-145 here; it must hand such weights to the
+ * column kernels (docs/CPU.md). */
+static void vanishing_weights(void) {
+  lutmm_context *ctx = NULL;
+  CHECK_OK(lutmm_context_create(LUTMM_BACKEND_CPU, &ctx));
+  enum { K = 256, N = 64 };
+  const lutmm_quant_params p = {4, K, N, 0, LUTMM_DTYPE_F32};
+  float table[16], scales[N], x[K], y[N];
+  static uint8_t codes[K * N];
+  CHECK_OK(lutmm_table_nf(ctx, 4, table));
+  for (int i = 0; i < K * N; i++) codes[i] = 8;
+  for (int n = 0; n < N; n++) scales[n] = 0x1p-149f;
+  for (int k = 0; k < K; k++) x[k] = 1.0f;
+  lutmm_weights *w = NULL;
+  CHECK_OK(lutmm_pack(ctx, &p, table, codes, scales, &w));
+  if (w != NULL) {
+    CHECK_OK(lutmm_gemm(ctx, w, 1, x, LUTMM_DTYPE_F32, y, LUTMM_DTYPE_F32));
+    for (int n = 0; n < N; n++)
+      if (y[n] != 0.0f) unit_fail(__FILE__, __LINE__, "y[%d] = %a, expected 0", n, (double)y[n]);
+  }
+  lutmm_weights_destroy(w);
+  lutmm_context_destroy(ctx);
+}
+
 /* The large-M path's panel padding: for every K in the last chunk and both
  * row orders, exactly the rows past K are zeroed, in every column, and
  * nothing else is touched (lane order is a permutation of the chunk). */
@@ -289,6 +316,7 @@ int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"dequantize", dequantize},       {"gemm_low_bits", gemm_low_bits}, {"gemm_high_bits", gemm_high_bits},
       {"reference_bound", reference_bound}, {"exact_sums", exact_sums},   {"padding_rows", padding_rows},
+      {"vanishing_weights", vanishing_weights},
   };
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
