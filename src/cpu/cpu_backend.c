@@ -14,9 +14,10 @@ static lutmm_status cpu_weights_finish(lutmm_context *ctx, lutmm_weights *w) {
   cpu_codes *codes;
   lutmm_status st = cpu_codes_create(w, cpu_threads(ctx), &codes);
   if (st != LUTMM_OK) return st;
-  /* Only the AVX2 variant has a row kernel; without the copy the column
-   * kernels run, so a failed allocation here costs speed, not the call. */
-  if (cpu_variant_select() == CPU_VARIANT_AVX2) codes->rows = cpu_rows_create(codes, w, cpu_threads(ctx));
+  /* The row kernel is AVX2 code, run by the AVX2 and AVX-512 variants;
+   * without its copy the column kernels run, so a failed allocation here
+   * costs speed, not the call. */
+  if (cpu_variant_select() != CPU_VARIANT_PORTABLE) codes->rows = cpu_rows_create(codes, w, cpu_threads(ctx));
   w->backend_data = codes;
   return LUTMM_OK;
 }

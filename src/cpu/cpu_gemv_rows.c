@@ -58,7 +58,10 @@ int cpu_gemv_rows_applies(const lutmm_weights *w, const cpu_codes *codes, const 
   if (args->m > rows_max_m(w->params.bits) || args->x_dtype != LUTMM_DTYPE_F32 || codes->rows == NULL ||
       !rows_enabled())
     return 0;
-  if (cpu_variant_select() != CPU_VARIANT_AVX2) return 0;
+  /* AVX2 code, for the AVX-512 variant too: on a Xeon with AVX-512 (Sapphire
+   * Rapids class) it ran NF4 at M = 1 in 3.6-3.7 ms against the AVX-512
+   * column kernel's 6.6-9.3 (docs/CPU.md). */
+  if (cpu_variant_select() == CPU_VARIANT_PORTABLE) return 0;
   /* No split-K here: below 256 columns (where the column kernels split K)
    * fewer blocks than threads may leave cores idle, but such a gemv is
    * small, and the choice must depend on the shape only, never on the

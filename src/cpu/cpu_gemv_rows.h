@@ -1,5 +1,5 @@
 /* The row kernel: small M with fp32 activations on the row copy of 1-, 2- and
- * 4-bit codes (cpu_rows.h), for the AVX2 variant. */
+ * 4-bit codes (cpu_rows.h), for the AVX2 and AVX-512 variants. */
 #ifndef LUTMM_CPU_GEMV_ROWS_H
 #define LUTMM_CPU_GEMV_ROWS_H
 

@@ -18,8 +18,8 @@
  *
  * Built beside the column copy (cpu_codes.h) from it, so the planted code
  * and row faults reach both, and the scale fault acts on its own widened
- * scales as on the column copy's. It exists only when the AVX2 variant
- * runs: it costs as many bytes again as the packed codes, plus 4 bytes per
+ * scales as on the column copy's. It exists only when the AVX2 or AVX-512
+ * variant runs: it costs as many bytes again as the packed codes, plus 4 bytes per
  * (group, column). */
 #ifndef LUTMM_CPU_ROWS_H
 #define LUTMM_CPU_ROWS_H
