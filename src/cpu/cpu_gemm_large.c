@@ -49,13 +49,10 @@ static void store_panel(const lutmm_gemm_args *args, const float *c, int64_t n0,
  * own; each caller gives its own back. */
 static int blas_holders, blas_previous;
 
-typedef struct blas_hold {
-  int omp_threads; /* the caller's OpenMP count, for an OpenMP build */
-} blas_hold;
-
-static blas_hold hold_blas_to_one_thread(void) {
-  const blas_hold h = {omp_get_max_threads()};
-  if (openblas_get_parallel() == 0) return h; /* a sequential build */
+/* Returns the caller's OpenMP thread count, for release_blas. */
+static int hold_blas_to_one_thread(void) {
+  const int omp_threads = omp_get_max_threads();
+  if (openblas_get_parallel() == 0) return omp_threads; /* a sequential build */
 #pragma omp critical(lutmm_blas_hold)
   {
     if (blas_holders++ == 0) {
@@ -63,16 +60,17 @@ static blas_hold hold_blas_to_one_thread(void) {
       if (blas_previous > 1) openblas_set_num_threads(1);
     }
   }
-  return h;
+  return omp_threads;
 }
 
-static void release_blas(blas_hold h) {
-  if (openblas_get_parallel() == 0) return;
+static void release_blas(int omp_threads) {
+  const int build = openblas_get_parallel();
+  if (build == 0) return;
 #pragma omp critical(lutmm_blas_hold)
   {
     if (--blas_holders == 0 && blas_previous > 1) openblas_set_num_threads(blas_previous);
   }
-  if (openblas_get_parallel() == 2) omp_set_num_threads(h.omp_threads);
+  if (build == 2) omp_set_num_threads(omp_threads);
 }
 
 typedef struct large_plan {
@@ -125,7 +123,7 @@ lutmm_status cpu_gemm_large(lutmm_context *ctx, const lutmm_weights *w, const cp
   cpu_kernel_args_init(w, codes, args->x_dtype, table_c, &a);
   const large_plan plan = {args, &a, cpu_dequant_for(variant), cpu_variant_lane_order(variant), n, k, k32,
                            x, x + (size_t)args->m * (size_t)k32, buffer_floats};
-  const blas_hold hold = hold_blas_to_one_thread();
+  const int omp_threads = hold_blas_to_one_thread();
   cpu_widen_x(args, k, k32, plan.lane_order, x, threads);
 #pragma omp parallel num_threads(threads)
   {
@@ -134,7 +132,7 @@ lutmm_status cpu_gemm_large(lutmm_context *ctx, const lutmm_weights *w, const cp
 #pragma omp for schedule(static)
     for (int64_t p = 0; p < panels; p++) run_panel(&plan, p * PANEL_N, panel, c);
   }
-  release_blas(hold);
+  release_blas(omp_threads);
   return LUTMM_OK;
 }
 

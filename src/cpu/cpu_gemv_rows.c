@@ -59,8 +59,8 @@ int cpu_gemv_rows_applies(const lutmm_weights *w, const cpu_codes *codes, const 
       !rows_enabled())
     return 0;
   /* AVX2 code, for the AVX-512 variant too: on a Xeon with AVX-512 (Sapphire
-   * Rapids class) it ran NF4 at M = 1 in 3.6-3.7 ms against the AVX-512
-   * column kernel's 6.6-9.3 (docs/CPU.md). */
+   * Rapids class) it ran NF4 at M = 1 in 2.5-3.7 ms (five runs) against the
+   * AVX-512 column kernel's 6.6-9.3 (docs/CPU.md). */
   if (cpu_variant_select() == CPU_VARIANT_PORTABLE) return 0;
   /* No split-K here: below 256 columns (where the column kernels split K)
    * fewer blocks than threads may leave cores idle, but such a gemv is
@@ -118,6 +118,6 @@ lutmm_status cpu_gemv_rows(lutmm_context *ctx, const lutmm_weights *w, const cpu
 #else
 lutmm_status cpu_gemv_rows(lutmm_context *ctx, const lutmm_weights *w, const cpu_codes *codes,
                            const lutmm_gemm_args *args) {
-  return cpu_gemm_small(ctx, w, codes, args); /* never chosen: the variant is not AVX2 */
+  return cpu_gemm_small(ctx, w, codes, args); /* never chosen: off x86 the variant is portable */
 }
 #endif

@@ -14,7 +14,8 @@ struct cpu_codes;
  * both 128-bit lanes. */
 #define CPU_ROWS_TABLE_BYTES 128
 /* Most rows of X the row kernel takes, per code width: below these it beat
- * both the column kernels and dequantize + sgemm on Zen 3 (docs/CPU.md).
+ * both the AVX2 column kernels and dequantize + sgemm on Zen 3 (docs/CPU.md;
+ * not measured against the AVX-512 column kernel beyond M = 2).
  * LUTMM_CPU_ROWS_MAX_M overrides all three, to measure the crossover. */
 #define CPU_ROWS_MAX_M_4BIT 2
 #define CPU_ROWS_MAX_M_2BIT 16

@@ -23,7 +23,7 @@ static int step_nibble(const cpu_rows *r, const cpu_codes *codes, int64_t k, int
 
 /* The (group, block)'s scales (0 past N). */
 static void fill_scales(cpu_rows *r, const lutmm_weights *w, int64_t group, int64_t block) {
-  float *out = r->scales + ((size_t)group * (size_t)r->blocks + (size_t)block) * CPU_ROWS_BLOCK_N;
+  float *out = r->scales + cpu_rows_piece(r, group, block) * CPU_ROWS_BLOCK_N;
   for (int c = 0; c < CPU_ROWS_BLOCK_N; c++) {
     const int64_t col = block * CPU_ROWS_BLOCK_N + c;
     out[c] = col < w->params.n ? cpu_widened_scale(w, group, col) : 0.0f;
@@ -36,7 +36,7 @@ static float smallest_scale(const cpu_rows *r) {
   float smallest = 0.0f;
   for (size_t i = 0; i < count; i++) {
     const float m = fabsf(r->scales[i]);
-    if (m != 0.0f && (smallest == 0.0f || m < smallest)) smallest = m;
+    if (m > 0.0f && (smallest == 0.0f || m < smallest)) smallest = m;
   }
   return smallest;
 }
@@ -44,7 +44,7 @@ static float smallest_scale(const cpu_rows *r) {
 static void fill(cpu_rows *r, const cpu_codes *codes, const lutmm_weights *w, int64_t group, int64_t block) {
   const int64_t k = w->params.k, n = w->params.n;
   fill_scales(r, w, group, block);
-  uint8_t *out = (uint8_t *)cpu_rows_at(r, group, block);
+  uint8_t *out = r->data + cpu_rows_piece(r, group, block) * r->group_bytes;
   const int64_t rows_per_byte = 2 * r->step_rows;
   for (int64_t byte_row = 0; byte_row < r->group_rows / rows_per_byte; byte_row++) {
     const int64_t row = group * r->group_rows + byte_row * rows_per_byte;

@@ -45,14 +45,19 @@ typedef struct cpu_rows {
   float scale_min;     /* smallest non-zero |scale| (0: every scale is 0) */
 } cpu_rows;
 
+/* Index of (group, block) among the copy's pieces. */
+static inline size_t cpu_rows_piece(const cpu_rows *r, int64_t group, int64_t block) {
+  return (size_t)group * (size_t)r->blocks + (size_t)block;
+}
+
 /* Byte rows of (group, block). */
 static inline const uint8_t *cpu_rows_at(const cpu_rows *r, int64_t group, int64_t block) {
-  return r->data + ((size_t)group * (size_t)r->blocks + (size_t)block) * r->group_bytes;
+  return r->data + cpu_rows_piece(r, group, block) * r->group_bytes;
 }
 
 /* The widened scales of (group, block), 32 floats. */
 static inline const float *cpu_rows_scales(const cpu_rows *r, int64_t group, int64_t block) {
-  return r->scales + ((size_t)group * (size_t)r->blocks + (size_t)block) * CPU_ROWS_BLOCK_N;
+  return r->scales + cpu_rows_piece(r, group, block) * CPU_ROWS_BLOCK_N;
 }
 
 /* The row copy of `codes` (threads: OpenMP team size), or NULL when it
