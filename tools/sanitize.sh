@@ -27,12 +27,14 @@ done
 # memcheck subset, chosen from the build's own test list so renamed unit
 # tests never break it: the first two cases of every unit program (every API
 # area: tables, quantize, pack/unpack, layout, GEMM, threads, serialization,
-# error paths) and every area of the bad-input catalogue, where leaks on
-# error paths would hide.
+# error paths), every area of the bad-input catalogue, where leaks on
+# error paths would hide, and the AVX2 diff run (the CPU backend's kernels,
+# row kernel and large-M panels; a skip on CPUs without AVX2).
 VALGRIND_TESTS=()
 while IFS= read -r name; do VALGRIND_TESTS+=("$name"); done < <(
-  meson test -C "$SANITIZE_PLAIN_DIR" --list --suite unit --suite badinput 2>/dev/null |
-    sed -n 's|^[^ ]* / ||p' | awk -F/ 'NF == 2 && ($1 == "badinput" || seen[$1]++ < 2)')
+  meson test -C "$SANITIZE_PLAIN_DIR" --list --suite unit --suite badinput --suite diff 2>/dev/null |
+    sed -n 's|^[^ ]* / ||p' |
+    awk -F/ '(NF == 2 && ($1 == "badinput" || seen[$1]++ < 2)) || $0 == "diff_gemm_avx2"')
 if command -v valgrind >/dev/null 2>&1 && [ ${#VALGRIND_TESTS[@]} -gt 0 ]; then
   echo "== valgrind memcheck: ${#VALGRIND_TESTS[@]} tests in $SANITIZE_PLAIN_DIR"
   # Passive OpenMP waits: spinning threads make memcheck crawl.
