@@ -12,14 +12,11 @@ static lutmm_status cpu_probe(void) { return LUTMM_OK; }
 
 static lutmm_status cpu_weights_finish(lutmm_context *ctx, lutmm_weights *w) {
   cpu_codes *codes;
-  lutmm_status st = cpu_codes_create(w, cpu_threads(ctx), &codes);
-  if (st != LUTMM_OK) return st;
-  /* The row kernel is AVX2 code, run by the AVX2 and AVX-512 variants;
-   * without its copy the column kernels run, so a failed allocation here
-   * costs speed, not the call. */
-  if (cpu_variant_select() != CPU_VARIANT_PORTABLE) codes->rows = cpu_rows_create(codes, w, cpu_threads(ctx));
-  w->backend_data = codes;
-  return LUTMM_OK;
+  /* The row kernel is AVX2 code, run by the AVX2 and AVX-512 variants. */
+  const int with_rows = cpu_variant_select() != CPU_VARIANT_PORTABLE;
+  const lutmm_status st = cpu_codes_create(w, cpu_threads(ctx), with_rows, &codes);
+  if (st == LUTMM_OK) w->backend_data = codes;
+  return st;
 }
 
 /* Replaces the reference's free, so it releases what that one would too. */
@@ -40,10 +37,9 @@ static int cpu_supports_gemm(const lutmm_context *ctx, const lutmm_weights *w, c
 /* M from which dequantize + sgemm runs: the variant's measured crossover,
  * or LUTMM_CPU_LARGE_M when set (used to measure it). */
 static int64_t large_m_threshold(void) {
-  const char *env = getenv("LUTMM_CPU_LARGE_M");
-  if (env == NULL || env[0] == '\0')
-    return cpu_variant_select() == CPU_VARIANT_AVX512 ? CPU_LARGE_M_MIN_AVX512 : CPU_LARGE_M_MIN;
-  const long long m = strtoll(env, NULL, 10);
+  const int64_t m = cpu_env_int("LUTMM_CPU_LARGE_M", cpu_variant_select() == CPU_VARIANT_AVX512
+                                                          ? CPU_LARGE_M_MIN_AVX512
+                                                          : CPU_LARGE_M_MIN);
   return m < 1 ? 1 : m;
 }
 
@@ -58,7 +54,7 @@ static lutmm_status cpu_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   if (w->backend_data != NULL) return run_gemm(ctx, w, w->backend_data, args);
   /* Weights made by another host backend: derive the codes for this call. */
   cpu_codes *codes;
-  lutmm_status st = cpu_codes_create(w, cpu_threads(ctx), &codes);
+  lutmm_status st = cpu_codes_create(w, cpu_threads(ctx), 0, &codes);
   if (st != LUTMM_OK) return st;
   st = run_gemm(ctx, w, codes, args);
   cpu_codes_destroy(codes);

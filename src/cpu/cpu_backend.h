@@ -17,6 +17,11 @@
 lutmm_status cpu_context_init(lutmm_context *ctx);
 void cpu_context_fini(lutmm_context *ctx);
 
+/* Integer value of environment variable `name`, or `fallback` when it is
+ * unset or empty. The backend's tuning switches are read through it on
+ * every call, so tests can change them between calls. */
+int64_t cpu_env_int(const char *name, int64_t fallback);
+
 /* OpenMP team size for a context (0: OpenMP's default). */
 int cpu_threads(const lutmm_context *ctx);
 

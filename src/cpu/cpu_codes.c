@@ -56,7 +56,7 @@ static lutmm_status copy_sizes(const cpu_codes *c, size_t *code_bytes, size_t *s
   return st;
 }
 
-lutmm_status cpu_codes_create(const lutmm_weights *w, int threads, cpu_codes **out) {
+lutmm_status cpu_codes_create(const lutmm_weights *w, int threads, int with_rows, cpu_codes **out) {
   cpu_codes *c = calloc(1, sizeof *c);
   if (c == NULL) return LUTMM_ERR_OUT_OF_MEMORY;
   c->bits = w->params.bits;
@@ -78,6 +78,7 @@ lutmm_status cpu_codes_create(const lutmm_weights *w, int threads, cpu_codes **o
   }
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
   for (int64_t block = 0; block < c->blocks; block++) convert_block(w, c, block);
+  if (with_rows) c->rows = cpu_rows_create(c, w, threads);
   *out = c;
   return LUTMM_OK;
 }

@@ -74,8 +74,11 @@ float cpu_widened_scale(const lutmm_weights *w, int64_t group, int64_t col);
 /* Builds the working copy from w's packed planes and scales (threads:
  * OpenMP team size). The planted-fault hooks for codes and row positions
  * act here, where the backend decodes the packed format, and the scale hook
- * on the widened scales, as cpu_scale_c applies it to the others. */
-lutmm_status cpu_codes_create(const lutmm_weights *w, int threads, cpu_codes **out);
+ * on the widened scales, as cpu_scale_c applies it to the others. With
+ * with_rows, the row kernel's copy (cpu_rows.h) is derived from it too,
+ * when the code width has one; failing to allocate that copy only leaves
+ * rows NULL (the column kernels then run). */
+lutmm_status cpu_codes_create(const lutmm_weights *w, int threads, int with_rows, cpu_codes **out);
 void cpu_codes_destroy(cpu_codes *c);
 
 #endif

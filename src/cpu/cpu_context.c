@@ -10,6 +10,11 @@ typedef struct cpu_state {
   size_t capacity;
 } cpu_state;
 
+int64_t cpu_env_int(const char *name, int64_t fallback) {
+  const char *env = getenv(name);
+  return env == NULL || env[0] == '\0' ? fallback : (int64_t)strtoll(env, NULL, 10);
+}
+
 int cpu_threads(const lutmm_context *ctx) { return ctx->num_threads > 0 ? ctx->num_threads : omp_get_max_threads(); }
 
 void *cpu_workspace(lutmm_context *ctx, size_t bytes) {

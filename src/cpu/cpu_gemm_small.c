@@ -20,14 +20,12 @@
 
 int64_t cpu_split_count(const lutmm_weights *w, int64_t k32) {
   const int64_t chunks = k32 / CPU_CHUNK_K;
-  const char *env = getenv("LUTMM_CPU_SPLIT_K");
   int64_t splits = 1;
-  if (env != NULL && env[0] != '\0') {
-    splits = strtoll(env, NULL, 10);
-  } else if ((w->params.n + CPU_BLOCK_N - 1) / CPU_BLOCK_N < SPLIT_BELOW_BLOCKS) {
+  if ((w->params.n + CPU_BLOCK_N - 1) / CPU_BLOCK_N < SPLIT_BELOW_BLOCKS) {
     splits = k32 / SPLIT_MIN_ROWS;
     if (splits > SPLIT_MAX) splits = SPLIT_MAX;
   }
+  splits = cpu_env_int("LUTMM_CPU_SPLIT_K", splits);
   if (splits > chunks) splits = chunks;
   return splits < 1 ? 1 : splits;
 }

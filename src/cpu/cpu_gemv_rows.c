@@ -44,19 +44,13 @@ static int x_range_fits(const float *x, int64_t count, int64_t k32, double t_min
  * each, while a column kernel's serve every row and sgemm's cost per row is
  * lowest of all, so the narrower the codes, the further it goes. */
 static int64_t rows_max_m(int bits) {
-  const char *env = getenv("LUTMM_CPU_ROWS_MAX_M");
-  if (env != NULL && env[0] != '\0') return strtoll(env, NULL, 10);
-  return bits == 4 ? CPU_ROWS_MAX_M_4BIT : bits == 2 ? CPU_ROWS_MAX_M_2BIT : CPU_ROWS_MAX_M_1BIT;
-}
-
-static int rows_enabled(void) {
-  const char *env = getenv("LUTMM_CPU_ROWS");
-  return env == NULL || strcmp(env, "0") != 0;
+  const int64_t measured = bits == 4 ? CPU_ROWS_MAX_M_4BIT : bits == 2 ? CPU_ROWS_MAX_M_2BIT : CPU_ROWS_MAX_M_1BIT;
+  return cpu_env_int("LUTMM_CPU_ROWS_MAX_M", measured);
 }
 
 int cpu_gemv_rows_applies(const lutmm_weights *w, const cpu_codes *codes, const lutmm_gemm_args *args) {
   if (args->m > rows_max_m(w->params.bits) || args->x_dtype != LUTMM_DTYPE_F32 || codes->rows == NULL ||
-      !rows_enabled())
+      cpu_env_int("LUTMM_CPU_ROWS", 1) == 0)
     return 0;
   /* AVX2 code, for the AVX-512 variant too: on a Xeon with AVX-512 (Sapphire
    * Rapids class) it ran NF4 at M = 1 in 2.5-3.7 ms (five runs) against the

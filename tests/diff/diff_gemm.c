@@ -123,11 +123,13 @@ static void sweep_threads(const diff_env *env, diff_totals *t) {
   }
 }
 
-/* The row kernel (AVX2 variant: small M, fp32 X, 1-, 2- and 4-bit codes):
- * 32-column blocks, every group size, a long K, and X scaled far up and
- * down, where products or sums would leave float32's normal range and the
- * column kernels must take over (docs/CPU.md). The other variants run the
- * same cases on their own kernels. */
+/* The row kernel (AVX2 and AVX-512 variants: small M, fp32 X, 1-, 2- and
+ * 4-bit codes): 32-column blocks, every group size, a long K; bound-mode X
+ * scaled by 2^±100 (still inside the kernel's range) and 2^±120 (outside:
+ * the column kernels take over); then X and W magnitudes paired so that
+ * x·T sums overflow or fl(T·s) underflows, which fail without the range
+ * guard (docs/CPU.md). The portable variant runs the same cases on its own
+ * kernels. */
 static void sweep_row_kernel(const diff_env *env, diff_totals *t) {
   const int64_t cols[] = {1, 31, 32, 33, 64, 95, 300};
   const int widths[] = {1, 2, 4};
