@@ -4,13 +4,15 @@
  * DESIGN.md §7 on the CPU: lutmm_gemm on a CPU context against OpenBLAS
  * sgemv (M = 1) / sgemm (M > 1) on the dense fp32 weights, and against the
  * reference backend on a few shapes, all in one process. Each time is the
- * median of repeated runs after one warm-up. The packed weights rotate
+ * median of repeated runs: blocks of lutmm runs and of BLAS runs alternate,
+ * each after a pause and a warm-up run (time_pair). The packed weights rotate
  * through enough copies that their working set exceeds 64 MiB (twice this
  * class of machine's L3), so lutmm reads them from memory like sgemv does.
  * GB/s counts the bytes lutmm must move: packed codes, scales, X and Y. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "lutmm_config.h"
@@ -57,21 +59,7 @@ static double median(double *t, int n) {
 
 static int reps_for(const bench_opts *o, int64_t m) {
   if (o->reps > 0) return o->reps;
-  return m <= 16 ? 15 : m <= 64 ? 7 : 5;
-}
-
-/* Median milliseconds of lutmm_gemm, cycling through the weight copies. */
-static double time_lutmm(lutmm_context *ctx, lutmm_weights **copies, int count, const bench_shape *s, int64_t m,
-                         int reps) {
-  double t[64];
-  if (lutmm_gemm(ctx, copies[0], m, s->x, LUTMM_DTYPE_F32, s->y, LUTMM_DTYPE_F32) != LUTMM_OK) return -1.0;
-  for (int r = 0; r < reps; r++) {
-    const double t0 = cli_seconds();
-    if (lutmm_gemm(ctx, copies[(r + 1) % count], m, s->x, LUTMM_DTYPE_F32, s->y, LUTMM_DTYPE_F32) != LUTMM_OK)
-      return -1.0;
-    t[r] = 1e3 * (cli_seconds() - t0);
-  }
-  return median(t, reps);
+  return m <= 16 ? 21 : m <= 64 ? 7 : 5;
 }
 
 #ifdef LUTMM_HAVE_OPENBLAS
@@ -92,24 +80,62 @@ static void set_blas_threads(int threads) {
 #endif
 }
 
-static double time_blas(const bench_shape *s, int64_t m, int threads, int reps) {
+/* Milliseconds of one BLAS call (-1 without OpenBLAS). */
+static double blas_ms_once(const bench_shape *s, int64_t m) {
 #ifdef LUTMM_HAVE_OPENBLAS
-  double t[64];
-  set_blas_threads(threads);
+  const double t0 = cli_seconds();
   blas_once(s, m);
-  for (int r = 0; r < reps; r++) {
-    const double t0 = cli_seconds();
-    blas_once(s, m);
-    t[r] = 1e3 * (cli_seconds() - t0);
-  }
-  return median(t, reps);
+  return 1e3 * (cli_seconds() - t0);
 #else
   (void)s;
   (void)m;
-  (void)threads;
-  (void)reps;
   return -1.0;
 #endif
+}
+
+/* Blocks of timed runs per row, and the pause before each block. */
+#define ROUNDS 3
+#define IDLE_SECONDS 0.25
+
+/* Lets both thread pools go to sleep: after a parallel region OpenMP's
+ * workers spin for a while, and OpenBLAS's threads for longer (~0.1 s), and
+ * on two cores a spinning pool takes a core from the other library's next
+ * call (measured: sgemv 12.9 ms right after a lutmm call, 6.8 ms after
+ * sgemv calls). */
+static void idle(void) {
+  const struct timespec pause = {0, (long)(IDLE_SECONDS * 1e9)};
+  nanosleep(&pause, NULL);
+}
+
+/* Median milliseconds of lutmm_gemm (cycling through the weight copies) and
+ * of the BLAS call: ROUNDS rounds of a block of lutmm runs and a block of
+ * BLAS runs, each block after a pause and one untimed warm-up run, so both
+ * see the same drift of a shared machine's load. Returns 0 when lutmm_gemm
+ * fails. */
+static int time_pair(lutmm_context *ctx, lutmm_weights **copies, int count, const bench_shape *s, int64_t m,
+                     int reps, double *lutmm_ms, double *blas_ms) {
+  double tl[64], tb[64];
+  const int per_block = (reps + ROUNDS - 1) / ROUNDS;
+  int done = 0;
+  for (int round = 0; round < ROUNDS; round++) {
+    idle();
+    for (int r = -1; r < per_block; r++) {
+      const double t0 = cli_seconds();
+      if (lutmm_gemm(ctx, copies[(done + r + 1) % count], m, s->x, LUTMM_DTYPE_F32, s->y, LUTMM_DTYPE_F32) !=
+          LUTMM_OK)
+        return 0;
+      if (r >= 0) tl[done + r] = 1e3 * (cli_seconds() - t0);
+    }
+    idle();
+    for (int r = -1; r < per_block; r++) {
+      const double ms = blas_ms_once(s, m);
+      if (r >= 0) tb[done + r] = ms;
+    }
+    done += per_block;
+  }
+  *lutmm_ms = median(tl, done);
+  *blas_ms = median(tb, done);
+  return 1;
 }
 
 static double time_reference(lutmm_context *ref, lutmm_weights *w, const bench_shape *s, int64_t m) {
@@ -194,8 +220,8 @@ static lutmm_status bench_bits(const bench_opts *o, lutmm_context *cpu, lutmm_co
       lutmm_context_set_num_threads(cpu, r.threads);
       lutmm_context_set_num_threads(ref, r.threads);
       set_blas_threads(r.threads);
-      r.lutmm_ms = time_lutmm(cpu, bw.copies, bw.count, s, r.m, reps_for(o, r.m));
-      r.blas_ms = time_blas(s, r.m, r.threads, reps_for(o, r.m));
+      if (!time_pair(cpu, bw.copies, bw.count, s, r.m, reps_for(o, r.m), &r.lutmm_ms, &r.blas_ms))
+        r.lutmm_ms = -1.0;
       /* The reference is slow: once, at M = 1 on the largest thread count,
        * for NF4 everywhere and for every width on the first shape. */
       if (r.m == 1 && t == o->thread_count - 1 && (bits == 4 || s->n == 4096))
@@ -241,7 +267,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
       if (o->threads[0] < 1) return 0;
     } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       o->reps = atoi(argv[++i]);
-      if (o->reps < 1 || o->reps > 64) return 0;
+      if (o->reps < 1 || o->reps > 60) return 0; /* 3 blocks of at most 20 */
     } else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
       long long k = 0, n = 0;
       int used = 0;
