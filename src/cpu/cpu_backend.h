@@ -9,10 +9,12 @@
 /* M at which gemm switches from the LUT kernels to dequantize + sgemm,
  * per kernel variant (docs/CPU.md gives the measurements): the AVX2 and
  * portable kernels lose to sgemm from M = 12 on the AMD EPYC (Zen 3) they
- * were tuned on; the AVX-512 kernel beat sgemm at every M up to 256 on an
- * Intel Xeon, by 1.3× at M = 256, so it keeps the LUT path far longer. */
+ * were tuned on; the AVX-512 column kernel, on a Sapphire-Rapids-class
+ * Xeon with 2 threads, took 20 ms at M = 16 against 35 ms for dequantize +
+ * sgemm and 101 against 48-62 ms at M = 64 (4096×14336 NF4): they cross
+ * near M = 29. */
 #define CPU_LARGE_M_MIN 12
-#define CPU_LARGE_M_MIN_AVX512 1024
+#define CPU_LARGE_M_MIN_AVX512 32
 
 lutmm_status cpu_context_init(lutmm_context *ctx);
 void cpu_context_fini(lutmm_context *ctx);

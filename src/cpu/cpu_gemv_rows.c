@@ -1,4 +1,4 @@
-/* Driver of the row kernel (cpu_gemv_rows_avx2.c): small M, fp32 X.
+/* Driver of the row kernel (cpu_gemv_rows_avx2.c, cpu_gemv_rows_avx512.c): small M, fp32 X.
  *
  * Numerics. The kernel sums fl(x_k · T[c]) per group in float32 and then
  * multiplies by the scale, instead of summing x_k · fl(T · s). Each product
@@ -43,19 +43,19 @@ static int x_range_fits(const float *x, int64_t count, int64_t k32, double t_min
 /* Up to how many rows of X the row kernel wins. Its lookups serve one row
  * each, while a column kernel's serve every row and sgemm's cost per row is
  * lowest of all, so the narrower the codes, the further it goes. */
-static int64_t rows_max_m(int bits) {
-  const int64_t measured = bits == 4 ? CPU_ROWS_MAX_M_4BIT : bits == 2 ? CPU_ROWS_MAX_M_2BIT : CPU_ROWS_MAX_M_1BIT;
-  return cpu_env_int("LUTMM_CPU_ROWS_MAX_M", measured);
+static int64_t rows_max_m(int bits, cpu_variant v) {
+  static const int64_t avx2[3] = {CPU_ROWS_MAX_M_1BIT, CPU_ROWS_MAX_M_2BIT, CPU_ROWS_MAX_M_4BIT};
+  static const int64_t avx512[3] = {CPU_ROWS_MAX_M_1BIT_AVX512, CPU_ROWS_MAX_M_2BIT_AVX512,
+                                    CPU_ROWS_MAX_M_4BIT_AVX512};
+  const int width = bits == 1 ? 0 : bits == 2 ? 1 : 2;
+  return cpu_env_int("LUTMM_CPU_ROWS_MAX_M", v == CPU_VARIANT_AVX512 ? avx512[width] : avx2[width]);
 }
 
 int cpu_gemv_rows_applies(const lutmm_weights *w, const cpu_codes *codes, const lutmm_gemm_args *args) {
-  if (args->m > rows_max_m(w->params.bits) || args->x_dtype != LUTMM_DTYPE_F32 || codes->rows == NULL ||
-      cpu_env_int("LUTMM_CPU_ROWS", 1) == 0)
+  const cpu_variant v = cpu_variant_select();
+  if (v == CPU_VARIANT_PORTABLE || args->m > rows_max_m(w->params.bits, v) || args->x_dtype != LUTMM_DTYPE_F32 ||
+      codes->rows == NULL || cpu_env_int("LUTMM_CPU_ROWS", 1) == 0)
     return 0;
-  /* AVX2 code, for the AVX-512 variant too: on a Xeon with AVX-512 (Sapphire
-   * Rapids class) it ran NF4 at M = 1 in 2.5-3.7 ms (five runs) against the
-   * AVX-512 column kernel's 6.6-9.3 (docs/CPU.md). */
-  if (cpu_variant_select() == CPU_VARIANT_PORTABLE) return 0;
   /* No split-K here: below 256 columns (where the column kernels split K)
    * fewer blocks than threads may leave cores idle, but such a gemv is
    * small, and the choice must depend on the shape only, never on the
@@ -70,20 +70,35 @@ int cpu_gemv_rows_applies(const lutmm_weights *w, const cpu_codes *codes, const 
 }
 
 #if defined(__x86_64__)
+/* The variant's table builder and lookups. */
+typedef struct rows_code {
+  size_t table_bytes;
+  void (*tables)(const float *x, int64_t k, const float *table_c, int bits, int64_t step0, int64_t step1,
+                 uint8_t *tables);
+  void (*kernel)(const cpu_rows *r, int64_t m, const uint8_t *tables, size_t row_tables, int64_t block0,
+                 int64_t block1, float *out, int64_t ldo);
+} rows_code;
+
+static rows_code rows_code_for(cpu_variant v) {
+  if (v == CPU_VARIANT_AVX512)
+    return (rows_code){CPU_ROWS_TABLE_BYTES_AVX512, cpu_rows_tables_avx512, cpu_rows_kernel_avx512};
+  return (rows_code){CPU_ROWS_TABLE_BYTES, cpu_rows_tables_avx2, cpu_rows_kernel_avx2};
+}
+
 lutmm_status cpu_gemv_rows(lutmm_context *ctx, const lutmm_weights *w, const cpu_codes *codes,
                            const lutmm_gemm_args *args) {
   const cpu_rows *r = codes->rows;
+  const rows_code code = rows_code_for(cpu_variant_select());
   const int64_t m = args->m, k = w->params.k, n = w->params.n;
   const int64_t steps = r->groups * r->group_rows / r->step_rows, ldo = r->blocks * CPU_ROWS_BLOCK_N;
-  /* Per row of X: its tables (steps × 128 bytes = 32 floats each) and its
-   * fp32 outputs. */
-  const size_t row_floats = (size_t)steps * (CPU_ROWS_TABLE_BYTES / sizeof(float)) + (size_t)ldo;
+  /* Per row of X: its tables (steps × table_bytes) and its fp32 outputs. */
+  const size_t row_tables = (size_t)steps * code.table_bytes;
+  const size_t row_floats = row_tables / sizeof(float) + (size_t)ldo;
   const size_t sizes[6] = {(size_t)m, row_floats, 0, 0, 0, 0};
   float *space;
   const lutmm_status st = cpu_workspace_floats(ctx, sizes, &space);
   if (st != LUTMM_OK) return st;
   uint8_t *tables = (uint8_t *)space;
-  const size_t row_tables = (size_t)steps * CPU_ROWS_TABLE_BYTES;
   float *out = space + (size_t)m * (row_tables / sizeof(float));
   float table_c[LUTMM_MAX_TABLE_SIZE];
   cpu_kernel_args a;
@@ -94,15 +109,15 @@ lutmm_status cpu_gemv_rows(lutmm_context *ctx, const lutmm_weights *w, const cpu
   {
     const int64_t team = omp_get_num_threads(), me = omp_get_thread_num();
     for (int64_t row = 0; row < m; row++)
-      cpu_rows_tables_avx2(x + row * k, k, table_c, r->bits, steps * me / team, steps * (me + 1) / team,
-                           tables + (size_t)row * row_tables);
+      code.tables(x + row * k, k, table_c, r->bits, steps * me / team, steps * (me + 1) / team,
+                  tables + (size_t)row * row_tables);
     /* Each thread's columns: every column's sum runs in one thread in a fixed
      * order, so the bits do not depend on the team. */
     const int64_t block0 = r->blocks * me / team, block1 = r->blocks * (me + 1) / team;
     const int64_t col0 = block0 * CPU_ROWS_BLOCK_N, col1 = block1 * CPU_ROWS_BLOCK_N;
     for (int64_t row = 0; row < m; row++) memset(out + row * ldo + col0, 0, (size_t)(col1 - col0) * sizeof(float));
 #pragma omp barrier
-    cpu_rows_kernel_avx2(r, m, tables, row_tables, block0, block1, out, ldo);
+    code.kernel(r, m, tables, row_tables, block0, block1, out, ldo);
     for (int64_t row = 0; row < m; row++)
       for (int64_t col = col0; col < (col1 < n ? col1 : n); col++)
         cpu_store(args->y, args->y_dtype, row * n + col, out[row * ldo + col]);

@@ -13,13 +13,19 @@ struct cpu_codes;
 /* Bytes of one step's table: four byte planes of 16 entries, each plane in
  * both 128-bit lanes. */
 #define CPU_ROWS_TABLE_BYTES 128
-/* Most rows of X the row kernel takes, per code width: below these it beat
- * both the AVX2 column kernels and dequantize + sgemm on Zen 3 (docs/CPU.md;
- * not measured against the AVX-512 column kernel beyond M = 2).
- * LUTMM_CPU_ROWS_MAX_M overrides all three, to measure the crossover. */
+/* The AVX-512 code's table: the 16 floats themselves. */
+#define CPU_ROWS_TABLE_BYTES_AVX512 64
+/* Most rows of X the row kernel takes, per code width and variant: below
+ * these it beat both the variant's column kernels and dequantize + sgemm,
+ * the AVX2 code on Zen 3 and the AVX-512 code on a Sapphire-Rapids-class
+ * Xeon (docs/CPU.md). LUTMM_CPU_ROWS_MAX_M overrides them all, to measure
+ * the crossover. */
 #define CPU_ROWS_MAX_M_4BIT 2
 #define CPU_ROWS_MAX_M_2BIT 16
 #define CPU_ROWS_MAX_M_1BIT 48
+#define CPU_ROWS_MAX_M_4BIT_AVX512 6
+#define CPU_ROWS_MAX_M_2BIT_AVX512 64
+#define CPU_ROWS_MAX_M_1BIT_AVX512 64
 
 /* Whether the row kernel runs this gemm (shape, dtypes, variant, X's range:
  * see cpu_gemv_rows.c). */
@@ -36,6 +42,12 @@ void cpu_rows_tables_avx2(const float *x, int64_t k, const float *table_c, int b
  * apart. */
 void cpu_rows_kernel_avx2(const cpu_rows *r, int64_t m, const uint8_t *tables, size_t row_tables, int64_t block0,
                           int64_t block1, float *out, int64_t ldo);
+/* The same with AVX-512 permutes (cpu_gemv_rows_avx512.c), on tables of
+ * CPU_ROWS_TABLE_BYTES_AVX512 per step; same bits. */
+void cpu_rows_tables_avx512(const float *x, int64_t k, const float *table_c, int bits, int64_t step0, int64_t step1,
+                            uint8_t *tables);
+void cpu_rows_kernel_avx512(const cpu_rows *r, int64_t m, const uint8_t *tables, size_t row_tables, int64_t block0,
+                            int64_t block1, float *out, int64_t ldo);
 #endif
 
 #endif

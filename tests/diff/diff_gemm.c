@@ -7,7 +7,7 @@
  * made of two 16-row halves, 4-column blocks, 16-column tiles, 128-row
  * segments, row passes of 1-4 and 8 rows, 32-row blocks, direct feeding up
  * to M = 4 / 8, 64×64 atoms of the packed format, split-K below 253
- * columns, 512-column panels and the large-M switch at M = 12, and the
+ * columns, 512-column panels and the large-M switch at M = 12 (32 for AVX-512), and the
  * row kernel's 32-column blocks. Sizes sit on, below and above each. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,8 +173,9 @@ static void sweep_row_kernel(const diff_env *env, diff_totals *t) {
       c.w_magnitude = w_range[i];
       diff_run_case(env, &c, env->cpu, t);
     }
-  /* Several rows of X, on both sides of each width's limit (2, 16, 48). */
-  const int64_t rows[] = {2, 3, 16, 17, 48, 49};
+  /* Several rows of X, on both sides of each width's limit (AVX2: 2, 16, 48;
+   * AVX-512: 6, 64, 64). */
+  const int64_t rows[] = {2, 3, 6, 7, 16, 17, 48, 49, 64, 65};
   for (int b = 0; b < COUNT(widths); b++)
     for (int i = 0; i < COUNT(rows); i++)
       for (int mode = DIFF_EXACT; mode <= DIFF_BOUND; mode++) {
@@ -193,6 +194,19 @@ static void sweep_row_kernel(const diff_env *env, diff_totals *t) {
     c.x_dtype = LUTMM_DTYPE_F32;
     diff_run_thread_invariance(env, &c, threads, COUNT(threads), t);
   }
+  /* The AVX-512 code gives the AVX2 code's bits (cpu_gemv_rows_avx512.c):
+   * every width, an odd block after a pair, several groups and rows. */
+  const char *kernel = getenv("LUTMM_CPU_KERNEL"), *rows_switch = getenv("LUTMM_CPU_ROWS");
+  if (kernel == NULL || strcmp(kernel, "avx512") != 0 || (rows_switch != NULL && atoi(rows_switch) == 0)) return;
+  const char *const variants[] = {"avx512", "avx2"};
+  const int64_t pair_cols[] = {32, 64, 65, 96, 300};
+  for (int b = 0; b < COUNT(widths); b++)
+    for (int i = 0; i < COUNT(pair_cols); i++) {
+      diff_case c = random_case(DIFF_BOUND, widths[b], 1 + i % 2);
+      c.n = pair_cols[i];
+      c.x_dtype = LUTMM_DTYPE_F32;
+      diff_run_variant_invariance(env, &c, variants, COUNT(variants), t);
+    }
 }
 
 /* Weights packed by a reference context (no CPU copy of the codes). */

@@ -239,29 +239,58 @@ int diff_run_case(const diff_env *env, const diff_case *c, lutmm_context *packer
   return ok;
 }
 
-int diff_run_thread_invariance(const diff_env *env, const diff_case *c, const int *threads, int count,
-                               diff_totals *totals) {
+/* Runs the case once per setting (apply(values, i) switches to setting i)
+ * on one set of weights and checks that the output bits never change. */
+static int run_invariance(const diff_env *env, const diff_case *c, int count,
+                          void (*apply)(const diff_env *, const void *, int), const void *values, const char *what,
+                          diff_totals *totals) {
   case_data d;
   lutmm_weights *w = NULL;
   size_t y_bytes;
   uint8_t *first = alloc_y(c, &y_bytes), *y = alloc_y(c, &y_bytes);
   int ok = make_data(env, c, &d) && first != NULL && y != NULL && build_weights(env->cpu, c, &d, &w);
   for (int i = 0; ok && i < count; i++) {
-    lutmm_context_set_num_threads(env->cpu, threads[i]);
+    apply(env, values, i);
     memset(y, 0xFF, y_bytes);
     ok = lutmm_gemm(env->cpu, w, c->m, d.x, c->x_dtype, i == 0 ? first : y, c->y_dtype) == LUTMM_OK;
     if (ok && i > 0 && memcmp(first, y, y_bytes) != 0) {
-      printf("  threads=%d differs from threads=%d\n", threads[i], threads[0]);
+      printf("  %s: setting %d differs from setting 0\n", what, i);
       ok = 0;
     }
   }
-  lutmm_context_set_num_threads(env->cpu, 0);
-  if (!ok) describe(c, "thread invariance");
+  if (!ok) describe(c, what);
   lutmm_weights_destroy(w);
   free_data(&d);
   free(first);
   free(y);
   totals->cases++;
   totals->failures += !ok;
+  return ok;
+}
+
+static void apply_threads(const diff_env *env, const void *values, int i) {
+  lutmm_context_set_num_threads(env->cpu, ((const int *)values)[i]);
+}
+
+static void apply_variant(const diff_env *env, const void *values, int i) {
+  (void)env;
+  setenv("LUTMM_CPU_KERNEL", ((const char *const *)values)[i], 1);
+}
+
+int diff_run_thread_invariance(const diff_env *env, const diff_case *c, const int *threads, int count,
+                               diff_totals *totals) {
+  const int ok = run_invariance(env, c, count, apply_threads, threads, "thread invariance", totals);
+  lutmm_context_set_num_threads(env->cpu, 0);
+  return ok;
+}
+
+int diff_run_variant_invariance(const diff_env *env, const diff_case *c, const char *const *variants, int count,
+                                diff_totals *totals) {
+  const char *before = getenv("LUTMM_CPU_KERNEL");
+  char saved[32] = "";
+  if (before != NULL) snprintf(saved, sizeof saved, "%s", before);
+  const int ok = run_invariance(env, c, count, apply_variant, variants, "variant invariance", totals);
+  if (before != NULL) setenv("LUTMM_CPU_KERNEL", saved, 1);
+  else unsetenv("LUTMM_CPU_KERNEL");
   return ok;
 }

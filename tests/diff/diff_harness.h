@@ -54,6 +54,12 @@ int diff_run_case(const diff_env *env, const diff_case *c, lutmm_context *packer
 int diff_run_thread_invariance(const diff_env *env, const diff_case *c, const int *threads, int count,
                                diff_totals *totals);
 
+/* Runs the case with LUTMM_CPU_KERNEL set to each of `variants` in turn
+ * (one set of weights) and checks that the output bits never change; the
+ * variable is restored afterwards. */
+int diff_run_variant_invariance(const diff_env *env, const diff_case *c, const char *const *variants, int count,
+                                diff_totals *totals);
+
 const char *diff_dtype_name(lutmm_dtype d);
 
 /* Monotonic wall-clock seconds. */
