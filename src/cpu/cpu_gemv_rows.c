@@ -44,17 +44,17 @@ static int x_range_fits(const float *x, int64_t count, int64_t k32, double t_min
  * each, while a column kernel's serve every row and sgemm's cost per row is
  * lowest of all, so the narrower the codes, the further it goes. */
 static int64_t rows_max_m(int bits, cpu_variant v) {
-  static const int64_t avx2[3] = {CPU_ROWS_MAX_M_1BIT, CPU_ROWS_MAX_M_2BIT, CPU_ROWS_MAX_M_4BIT};
-  static const int64_t avx512[3] = {CPU_ROWS_MAX_M_1BIT_AVX512, CPU_ROWS_MAX_M_2BIT_AVX512,
-                                    CPU_ROWS_MAX_M_4BIT_AVX512};
-  const int width = bits == 1 ? 0 : bits == 2 ? 1 : 2;
-  return cpu_env_int("LUTMM_CPU_ROWS_MAX_M", v == CPU_VARIANT_AVX512 ? avx512[width] : avx2[width]);
+  static const int64_t avx2[4] = {CPU_ROWS_MAX_M_1BIT, CPU_ROWS_MAX_M_2BIT, CPU_ROWS_MAX_M_3BIT, CPU_ROWS_MAX_M_4BIT};
+  static const int64_t avx512[4] = {CPU_ROWS_MAX_M_1BIT_AVX512, CPU_ROWS_MAX_M_2BIT_AVX512,
+                                    CPU_ROWS_MAX_M_3BIT_AVX512, CPU_ROWS_MAX_M_4BIT_AVX512};
+  if (bits < 1 || bits > 4) return 0; /* no row copy */
+  return cpu_env_int("LUTMM_CPU_ROWS_MAX_M", v == CPU_VARIANT_AVX512 ? avx512[bits - 1] : avx2[bits - 1]);
 }
 
 int cpu_gemv_rows_applies(const lutmm_weights *w, const cpu_codes *codes, const lutmm_gemm_args *args) {
   const cpu_variant v = cpu_variant_select();
-  if (v == CPU_VARIANT_PORTABLE || args->m > rows_max_m(w->params.bits, v) || args->x_dtype != LUTMM_DTYPE_F32 ||
-      codes->rows == NULL || cpu_env_int("LUTMM_CPU_ROWS", 1) == 0)
+  if (v == CPU_VARIANT_PORTABLE || codes->rows == NULL || args->x_dtype != LUTMM_DTYPE_F32 ||
+      args->m > rows_max_m(w->params.bits, v) || cpu_env_int("LUTMM_CPU_ROWS", 1) == 0)
     return 0;
   /* No split-K here: below 256 columns (where the column kernels split K)
    * fewer blocks than threads may leave cores idle, but such a gemv is

@@ -1,4 +1,4 @@
-/* The row kernel: small M with fp32 activations on the row copy of 1-, 2- and
+/* The row kernel: small M with fp32 activations on the row copy of 1- to
  * 4-bit codes (cpu_rows.h), for the AVX2 and AVX-512 variants. */
 #ifndef LUTMM_CPU_GEMV_ROWS_H
 #define LUTMM_CPU_GEMV_ROWS_H
@@ -21,9 +21,11 @@ struct cpu_codes;
  * Xeon (docs/CPU.md). LUTMM_CPU_ROWS_MAX_M overrides them all, to measure
  * the crossover. */
 #define CPU_ROWS_MAX_M_4BIT 2
+#define CPU_ROWS_MAX_M_3BIT 2
 #define CPU_ROWS_MAX_M_2BIT 16
 #define CPU_ROWS_MAX_M_1BIT 48
 #define CPU_ROWS_MAX_M_4BIT_AVX512 6
+#define CPU_ROWS_MAX_M_3BIT_AVX512 6
 #define CPU_ROWS_MAX_M_2BIT_AVX512 64
 #define CPU_ROWS_MAX_M_1BIT_AVX512 64
 

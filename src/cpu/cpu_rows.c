@@ -69,11 +69,11 @@ static lutmm_status allocate(cpu_rows *r) {
 
 cpu_rows *cpu_rows_create(const cpu_codes *codes, const lutmm_weights *w, int threads) {
   const int bits = codes->bits;
-  if (bits != 1 && bits != 2 && bits != 4) return NULL;
+  if (bits > 4) return NULL;
   cpu_rows *r = calloc(1, sizeof *r);
   if (r == NULL) return NULL;
   r->bits = bits;
-  r->step_rows = 4 / bits;
+  r->step_rows = 4 / bits; /* 3-bit codes: one per nibble, as 4-bit ones */
   /* One group spans every row, padding included; groups of g rows (g a
    * multiple of 16, so of the 8 rows a byte row of 1-bit codes holds) tile
    * K exactly. */

@@ -1,10 +1,11 @@
-/* A second working copy of 1-, 2- and 4-bit codes for the row kernel
+/* A second working copy of 1- to 4-bit codes for the row kernel
  * (cpu_gemv_rows.c: small M, fp32 activations), which keeps 32 columns side
  * by side in its vector lanes instead of 32 rows of one column.
  *
  * Columns are grouped in blocks of CPU_ROWS_BLOCK_N. A nibble holds one
  * column's codes on one "step" of 4 / bits consecutive rows: the code of
- * row step·(4 / bits) + i sits in bits [bits·i, bits·i + bits). A byte row
+ * row step·(4 / bits) + i sits in bits [bits·i, bits·i + bits); a 3-bit
+ * code fills a nibble alone, with bit 3 clear. A byte row
  * holds two steps of the block's columns, 32 bytes: column c in byte
  * cpu_lane_row(c), the even step in the low nibble, the odd one in the
  * high nibble. Byte shuffles and unpacks then deliver column c in lane c
@@ -19,8 +20,8 @@
  * Built beside the column copy (cpu_codes.h) from it, so the planted code
  * and row faults reach both, and the scale fault acts on its own widened
  * scales as on the column copy's. It exists only when the AVX2 or AVX-512
- * variant runs: it costs as many bytes again as the packed codes, plus 4 bytes per
- * (group, column). */
+ * variant runs: it costs as many bytes again as the packed codes (4/3 as
+ * many for 3-bit codes), plus 4 bytes per (group, column). */
 #ifndef LUTMM_CPU_ROWS_H
 #define LUTMM_CPU_ROWS_H
 
@@ -34,7 +35,7 @@ struct cpu_codes;
 struct lutmm_weights;
 
 typedef struct cpu_rows {
-  int bits;            /* 1, 2 or 4 */
+  int bits;            /* 1 to 4 */
   int step_rows;       /* rows per nibble: 4 / bits */
   int64_t group_rows;  /* rows per scale group (a multiple of 16; k32 for one group) */
   int64_t groups;

@@ -123,8 +123,8 @@ static void sweep_threads(const diff_env *env, diff_totals *t) {
   }
 }
 
-/* The row kernel (AVX2 and AVX-512 variants: small M, fp32 X, 1-, 2- and
- * 4-bit codes): 32-column blocks, every group size, a long K; bound-mode X
+/* The row kernel (AVX2 and AVX-512 variants: small M, fp32 X, 1- to 4-bit
+ * codes): 32-column blocks, every group size, a long K; bound-mode X
  * scaled by 2^±100 (still inside the kernel's range) and 2^±120 (outside:
  * the column kernels take over); then X and W magnitudes paired so that
  * x·T sums overflow or fl(T·s) underflows, which fail without the range
@@ -132,7 +132,7 @@ static void sweep_threads(const diff_env *env, diff_totals *t) {
  * kernels. */
 static void sweep_row_kernel(const diff_env *env, diff_totals *t) {
   const int64_t cols[] = {1, 31, 32, 33, 64, 95, 300};
-  const int widths[] = {1, 2, 4};
+  const int widths[] = {1, 2, 3, 4};
   const float magnitudes[] = {1.0f, 0x1p-120f, 0x1p-100f, 0x1p100f, 0x1p120f};
   int variety = 0;
   for (int b = 0; b < COUNT(widths); b++)
@@ -173,8 +173,8 @@ static void sweep_row_kernel(const diff_env *env, diff_totals *t) {
       c.w_magnitude = w_range[i];
       diff_run_case(env, &c, env->cpu, t);
     }
-  /* Several rows of X, on both sides of each width's limit (AVX2: 2, 16, 48;
-   * AVX-512: 6, 64, 64). */
+  /* Several rows of X, on both sides of each width's limit (AVX2: 48, 16, 2,
+   * 2 for 1..4 bits; AVX-512: 64, 64, 6, 6). */
   const int64_t rows[] = {2, 3, 6, 7, 16, 17, 48, 49, 64, 65};
   for (int b = 0; b < COUNT(widths); b++)
     for (int i = 0; i < COUNT(rows); i++)
