@@ -123,7 +123,8 @@ static void run_one(const fuzz_options *o, lutmm_context *ref, lutmm_context *ta
   fz_source source = fz_source_from_seed(case_seed(o->seed, index));
   fz_case c;
   char detail[512] = "";
-  lutmm_status st = fz_case_draw(&source, mode_of_case(o, index), ref, &c);
+  const fz_draw draw = o->backend == LUTMM_BACKEND_CPU ? FZ_DRAW_CPU_ROWS : FZ_DRAW_PLAIN;
+  lutmm_status st = fz_case_draw(&source, mode_of_case(o, index), draw, ref, &c);
   if (st == LUTMM_ERR_UNSUPPORTED) { /* no exact plan for this table: not a case */
     fz_case_free(&c);
     return;

@@ -53,14 +53,17 @@ static lutmm_status allocate_data(fz_case *c) {
   return c->codes && c->scales && c->x ? LUTMM_OK : LUTMM_ERR_OUT_OF_MEMORY;
 }
 
-lutmm_status fz_case_draw(fz_source *s, fz_mode mode, lutmm_context *host, fz_case *c) {
+lutmm_status fz_case_draw(fz_source *s, fz_mode mode, fz_draw draw, lutmm_context *host, fz_case *c) {
   memset(c, 0, sizeof *c);
   c->mode = mode;
-  c->m = fz_below(s, 2) == 0 ? fz_pick(s, kBatchSizes, sizeof kBatchSizes / sizeof kBatchSizes[0])
-                             : fz_range(s, 1, FZ_MAX_M);
+  const int row_kernel = draw == FZ_DRAW_CPU_ROWS && fz_below(s, 8) == 0;
+  if (row_kernel) c->m = fz_range(s, 1, 2);
+  else
+    c->m = fz_below(s, 2) == 0 ? fz_pick(s, kBatchSizes, sizeof kBatchSizes / sizeof kBatchSizes[0])
+                               : fz_range(s, 1, FZ_MAX_M);
   c->p = fz_draw_quant_params(s, FZ_MAX_KN);
   c->groups = c->p.group_size == 0 ? 1 : c->p.k / c->p.group_size;
-  c->x_dtype = fz_draw_dtype(s);
+  c->x_dtype = row_kernel ? LUTMM_DTYPE_F32 : fz_draw_dtype(s);
   c->y_dtype = fz_draw_dtype(s);
   /* Exact mode needs dyadic tables: INT, FP or dyadic user values. */
   c->table_kind = mode == FZ_EXACT ? (fz_table_kind)fz_range(s, FZ_TABLE_INT, FZ_TABLE_USER)
