@@ -265,9 +265,11 @@ lutmm_status lutmm_gemm(lutmm_context *ctx, const lutmm_weights *weights, int64_
 /* The reference GEMM on host weights and host buffers, whatever backend
  * `ctx` runs, plus an optional per-element error bound (bound: m×n floats or
  * NULL) that every fast backend must meet:
- *   |y − y_ref| <= eps_out·|y_ref| + 2·K·2^−24·Σ_k |x_k·ŵ_k| + tiny_out
- * where eps_out is the output dtype's machine epsilon (2^−23, 2^−10, 2^−7)
- * and tiny_out its smallest subnormal; +Inf where Σ_k |x_k·ŵ_k| exceeds the
+ *   |y − y_ref| <= eps_out·|y_ref| + 2·K·2^−24·Σ_k |x_k·ŵ_k| + K·2^−149 + tiny_out
+ * where eps_out is the output dtype's machine epsilon (2^−23, 2^−10, 2^−7),
+ * K·2^−149 allows for float32 roundings below the normal range, and
+ * tiny_out is the output dtype's smallest subnormal (subnormal factors
+ * count as the compute dtype's smallest normal in Σ); +Inf where the Σ exceeds the
  * float32 range (a float32 sum may overflow there). See docs/NUMERICS.md.
  * LUTMM_ERR_BACKEND_MISMATCH for device-resident weights,
  * LUTMM_ERR_INVALID_ARGUMENT when `bound` overlaps Y; other statuses as for

@@ -9,13 +9,14 @@
 #include "reference.h"
 
 /* The DESIGN.md §3 bound for one element (docs/NUMERICS.md), rounded up to
- * float. When Σ|x·ŵ| exceeds the float32 range a float32 accumulator may overflow on
+ * float; k·2^-149 covers float32 roundings below the normal range, which
+ * the relative term cannot. When Σ|x·ŵ| exceeds the float32 range a float32 accumulator may overflow on
  * the way to a finite result; no float32 backend can promise anything
  * there, so the bound is +Inf. */
 static float element_bound(double y_ref, double sum_abs, int64_t k, lutmm_dtype y_dtype) {
   if (sum_abs > 0x1.fffffep127) return INFINITY;
   const double b = lutmm_dtype_epsilon(y_dtype) * fabs(y_ref) + 2.0 * (double)k * 0x1p-24 * sum_abs +
-                   lutmm_dtype_tiny(y_dtype);
+                   (double)k * 0x1p-149 + lutmm_dtype_tiny(y_dtype);
   float f = (float)b;
   if ((double)f < b) f = nextafterf(f, INFINITY);
   return f;

@@ -4,6 +4,7 @@
  * call and followed by sentinel bytes. Also the error bound of
  * lutmm_reference_gemm against the formula in lutmm.h. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,7 +204,7 @@ static void reference_bound(void) {
         for (int64_t i = 0; i < m * N; i++) {
           const double y_ref = unit_load(y.data, kDtypes[yd], (size_t)i);
           const double formula = epsilon_of(kDtypes[yd]) * fabs(y_ref) + 2.0 * (double)K * 0x1p-24 * sum_abs[i] +
-                                 tiny_of(kDtypes[yd]);
+                                 (double)K * 0x1p-149 + tiny_of(kDtypes[yd]);
           const float b = ((const float *)bound.data)[i];
           if (!(isfinite(b) && (double)b >= formula && (double)b <= formula * (1.0 + 0x1p-22)))
             unit_fail(__FILE__, __LINE__, "case %zu x %d y %d: bound[%lld] = %.9g, formula %.9g", c, xd, yd,
@@ -286,6 +287,44 @@ static void vanishing_weights(void) {
   lutmm_context_destroy(ctx);
 }
 
+/* float32 sums whose every product is subnormal: x = 1.5·2^-126 times
+ * ŵ = 2^-23 is 1.5·2^-149, and a float32 accumulator rounds each addition
+ * to a multiple of 2^-149 (ties to even, here always upward), so the column
+ * kernels return 2·K·2^-149 where the exact sum is 1.5·K·2^-149. The bound
+ * must allow for it: up to half of 2^-149 per rounding, two roundings per
+ * term (docs/NUMERICS.md, the K·2^-149 term). */
+static void subnormal_sums(void) {
+  lutmm_context *ctx = NULL;
+  CHECK_OK(lutmm_context_create(LUTMM_BACKEND_CPU, &ctx));
+  enum { K = 64, N = 32 };
+  const lutmm_quant_params p = {1, K, N, 16, LUTMM_DTYPE_F32};
+  float table[2] = {-1.0f, 1.0f}, scales[(K / 16) * N], x[K], y[N], y_ref[N], bound[N];
+  static uint8_t codes[K * N];
+  for (int i = 0; i < K * N; i++) codes[i] = 1;
+  for (int i = 0; i < (K / 16) * N; i++) scales[i] = 0x1p-23f;
+  for (int k = 0; k < K; k++) x[k] = 0x1.8p-126f;
+  const char *rows = getenv("LUTMM_CPU_ROWS");
+  char saved[16] = "";
+  if (rows != NULL) snprintf(saved, sizeof saved, "%s", rows);
+  setenv("LUTMM_CPU_ROWS", "0", 1); /* the column kernels, which round per term */
+  lutmm_weights *w = NULL;
+  CHECK_OK(lutmm_pack(ctx, &p, table, codes, scales, &w));
+  if (w != NULL) {
+    CHECK_OK(lutmm_gemm(ctx, w, 1, x, LUTMM_DTYPE_F32, y, LUTMM_DTYPE_F32));
+    CHECK_OK(lutmm_reference_gemm(ctx, w, 1, x, LUTMM_DTYPE_F32, y_ref, LUTMM_DTYPE_F32, bound));
+    for (int n = 0; n < N; n++) {
+      if (y_ref[n] != 0x1.8p-143f) unit_fail(__FILE__, __LINE__, "y_ref[%d] = %a", n, (double)y_ref[n]);
+      if (!(fabs((double)y[n] - (double)y_ref[n]) <= (double)bound[n]))
+        unit_fail(__FILE__, __LINE__, "y[%d] = %a, reference %a, bound %a", n, (double)y[n], (double)y_ref[n],
+                  (double)bound[n]);
+    }
+  }
+  if (rows != NULL) setenv("LUTMM_CPU_ROWS", saved, 1);
+  else unsetenv("LUTMM_CPU_ROWS");
+  lutmm_weights_destroy(w);
+  lutmm_context_destroy(ctx);
+}
+
 /* The large-M path's panel padding: for every K in the last chunk and both
  * row orders, exactly the rows past K are zeroed, in every column, and
  * nothing else is touched (lane order is a permutation of the chunk). */
@@ -316,7 +355,7 @@ int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"dequantize", dequantize},       {"gemm_low_bits", gemm_low_bits}, {"gemm_high_bits", gemm_high_bits},
       {"reference_bound", reference_bound}, {"exact_sums", exact_sums},   {"padding_rows", padding_rows},
-      {"vanishing_weights", vanishing_weights},
+      {"vanishing_weights", vanishing_weights}, {"subnormal_sums", subnormal_sums},
   };
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
