@@ -17,7 +17,7 @@ void fuzz_gemm_input(const uint8_t *data, size_t size, fz_mode mode, lutmm_backe
   }
   fz_source s = fz_source_from_bytes(data, size);
   fz_case c;
-  const lutmm_status st = fz_case_draw(&s, mode, FZ_DRAW_PLAIN, ref, &c);
+  const lutmm_status st = fz_case_draw(&s, mode, ref, &c);
   if (st != LUTMM_ERR_UNSUPPORTED) { /* UNSUPPORTED: no exact plan for this table */
     FUZZ_OK(st);
     if (mode == FZ_EXACT) FUZZ_CHECK(fz_exact_verify(&c));

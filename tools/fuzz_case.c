@@ -53,10 +53,10 @@ static lutmm_status allocate_data(fz_case *c) {
   return c->codes && c->scales && c->x ? LUTMM_OK : LUTMM_ERR_OUT_OF_MEMORY;
 }
 
-lutmm_status fz_case_draw(fz_source *s, fz_mode mode, fz_draw draw, lutmm_context *host, fz_case *c) {
+lutmm_status fz_case_draw(fz_source *s, fz_mode mode, lutmm_context *host, fz_case *c) {
   memset(c, 0, sizeof *c);
   c->mode = mode;
-  const int row_kernel = draw == FZ_DRAW_CPU_ROWS && fz_below(s, 8) == 0;
+  const int row_kernel = s->cpu_rows && fz_below(s, 8) == 0;
   if (row_kernel) c->m = fz_range(s, 1, 2);
   else
     c->m = fz_below(s, 2) == 0 ? fz_pick(s, kBatchSizes, sizeof kBatchSizes / sizeof kBatchSizes[0])

@@ -48,15 +48,12 @@ typedef struct fz_case {
 #define FZ_MAX_KN 320
 #define FZ_MAX_M 64
 
-/* How a case's shape is drawn. FZ_DRAW_PLAIN keeps the byte-for-byte draw
- * that the checked-in fuzz corpora decode with; FZ_DRAW_CPU_ROWS sends one
- * case in eight to the CPU row kernel's ground (M <= 2, fp32 X), which the
- * plain draw reaches in ~5 % of cases. */
-typedef enum fz_draw { FZ_DRAW_PLAIN = 0, FZ_DRAW_CPU_ROWS = 1 } fz_draw;
-
 /* Draws a case. `host` is a host-memory (reference) context used to build
- * tables and quantize. Returns LUTMM_OK or the status that stopped it. */
-lutmm_status fz_case_draw(fz_source *s, fz_mode mode, fz_draw draw, lutmm_context *host, fz_case *c);
+ * tables and quantize. A source with cpu_rows set sends one case in eight
+ * to the CPU row kernel's ground (M <= 2, fp32 X), which the plain draw
+ * reaches in ~5 % of cases; without it the draw is the one the checked-in
+ * corpora were made with. Returns LUTMM_OK or the status that stopped it. */
+lutmm_status fz_case_draw(fz_source *s, fz_mode mode, lutmm_context *host, fz_case *c);
 void fz_case_free(fz_case *c);
 
 /* One line naming the case's parameters (no seed). */

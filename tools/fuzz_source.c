@@ -10,20 +10,21 @@ uint64_t fz_mix(uint64_t *state) {
 }
 
 fz_source fz_source_from_bytes(const uint8_t *data, size_t size) {
-  if (size == FZ_SEED_INPUT_BYTES && memcmp(data, "SEED", 4) == 0) {
+  const int plain = size == FZ_SEED_INPUT_BYTES && memcmp(data, "SEED", 4) == 0;
+  if (plain || (size == FZ_SEED_INPUT_BYTES && memcmp(data, "ROWS", 4) == 0)) {
     uint64_t seed = 0;
     for (int i = 0; i < 8; i++) seed |= (uint64_t)data[4 + i] << (8 * i);
-    return fz_source_from_seed(seed);
+    return fz_source_from_seed(seed, !plain);
   }
   /* FNV-1a of the input seeds the tail, so the bulk data changes with any byte. */
   uint64_t h = 0xcbf29ce484222325ull;
   for (size_t i = 0; i < size; i++) h = (h ^ data[i]) * 0x100000001b3ull;
-  const fz_source s = {data, size, 0, h};
+  const fz_source s = {data, size, 0, h, 0};
   return s;
 }
 
-fz_source fz_source_from_seed(uint64_t seed) {
-  const fz_source s = {NULL, 0, 0, seed};
+fz_source fz_source_from_seed(uint64_t seed, int cpu_rows) {
+  const fz_source s = {NULL, 0, 0, seed, cpu_rows};
   return s;
 }
 

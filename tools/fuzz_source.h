@@ -12,17 +12,20 @@
 typedef struct fz_source {
   const uint8_t *data; /* fuzz input, or NULL */
   size_t size, pos;
-  uint64_t rng; /* splitmix64 state for choices after the input */
+  uint64_t rng;   /* splitmix64 state for choices after the input */
+  int cpu_rows;   /* draw one case in eight on the CPU row kernel's ground (fuzz_case.c) */
 } fz_source;
 
 /* A source that reads `data` first, then a generator seeded from its bytes.
- * Exception: a 12-byte input "SEED" + 8-byte little-endian seed is the same
- * as fz_source_from_seed(seed), so a case found by `lutmm fuzz` can become
+ * Exceptions: a 12-byte input "SEED" + 8-byte little-endian seed is the
+ * same as fz_source_from_seed(seed, 0), and "ROWS" + seed the same as
+ * fz_source_from_seed(seed, 1), so a case found by `lutmm fuzz` can become
  * a corpus entry (lutmm fuzz --save DIR writes them). */
 #define FZ_SEED_INPUT_BYTES 12
 fz_source fz_source_from_bytes(const uint8_t *data, size_t size);
-/* A source driven by the generator alone (the command-line runner). */
-fz_source fz_source_from_seed(uint64_t seed);
+/* A source driven by the generator alone (the command-line runner);
+ * cpu_rows as in fz_source. */
+fz_source fz_source_from_seed(uint64_t seed, int cpu_rows);
 
 /* Next 32 random bits: 4 input bytes little-endian, or the generator. */
 uint32_t fz_u32(fz_source *s);

@@ -25,7 +25,7 @@ struct cpu_codes;
 #define CPU_ROWS_MAX_M_2BIT 16
 #define CPU_ROWS_MAX_M_1BIT 48
 #define CPU_ROWS_MAX_M_4BIT_AVX512 6
-#define CPU_ROWS_MAX_M_3BIT_AVX512 6
+#define CPU_ROWS_MAX_M_3BIT_AVX512 16
 #define CPU_ROWS_MAX_M_2BIT_AVX512 64
 #define CPU_ROWS_MAX_M_1BIT_AVX512 64
 
@@ -34,6 +34,15 @@ struct cpu_codes;
 int cpu_gemv_rows_applies(const lutmm_weights *w, const struct cpu_codes *codes, const lutmm_gemm_args *args);
 lutmm_status cpu_gemv_rows(lutmm_context *ctx, const lutmm_weights *w, const struct cpu_codes *codes,
                            const lutmm_gemm_args *args);
+
+/* pattern[i][e] = T[(e >> bits·i) & mask] for the 4 / bits rows i of a
+ * step: row i's term of L[e]. Both codes build each L_t as Σ_i x·pattern[i]
+ * in ascending i, which is what makes their tables, and bits, the same. */
+static inline void cpu_rows_patterns(const float *table_c, int bits, float pattern[4][16]) {
+  const int mask = (1 << bits) - 1;
+  for (int i = 0; i < 4 / bits; i++)
+    for (int e = 0; e < 16; e++) pattern[i][e] = table_c[(e >> (bits * i)) & mask];
+}
 
 #if defined(__x86_64__)
 /* Tables of steps [step0, step1) for X row x (k values, zero past k). */

@@ -38,11 +38,9 @@ INLINE void store_planes(__m256 lo, __m256 hi, uint8_t *table) {
 
 TARGET void cpu_rows_tables_avx2(const float *x, int64_t k, const float *table_c, int bits, int64_t step0,
                                  int64_t step1, uint8_t *tables) {
-  const int step_rows = 4 / bits, mask = (1 << bits) - 1;
-  /* pattern[i][e] = T[(e >> bits·i) & mask]: row i's entry in L[e]. */
+  const int step_rows = 4 / bits;
   float pattern[4][16];
-  for (int i = 0; i < step_rows; i++)
-    for (int e = 0; e < 16; e++) pattern[i][e] = table_c[(e >> (bits * i)) & mask];
+  cpu_rows_patterns(table_c, bits, pattern);
   for (int64_t t = step0; t < step1; t++) {
     __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
     for (int i = 0; i < step_rows; i++) {

@@ -23,11 +23,9 @@
 
 TARGET void cpu_rows_tables_avx512(const float *x, int64_t k, const float *table_c, int bits, int64_t step0,
                                    int64_t step1, uint8_t *tables) {
-  const int step_rows = 4 / bits, mask = (1 << bits) - 1;
-  /* pattern[i][e] = T[(e >> bits·i) & mask]: row i's entry in L[e]. */
+  const int step_rows = 4 / bits;
   float pattern[4][16];
-  for (int i = 0; i < step_rows; i++)
-    for (int e = 0; e < 16; e++) pattern[i][e] = table_c[(e >> (bits * i)) & mask];
+  cpu_rows_patterns(table_c, bits, pattern);
   for (int64_t t = step0; t < step1; t++) {
     /* Products and sums in the AVX2 builder's order: the same entries. */
     __m512 l = _mm512_setzero_ps();
@@ -58,19 +56,20 @@ INLINE void store_block(const __m512 acc[2], __m512i order_lo, __m512i order_hi,
 }
 
 /* One group of `count` (1 or 2) blocks from `block` for one row of X: two
- * blocks at once keep four independent add chains in flight. */
+ * blocks at once keep four independent add chains in flight. `ahead`:
+ * the next blocks of the group (ahead_bytes of them) to prefetch, or NULL. */
 INLINE void group_blocks(const cpu_rows *r, int64_t g, int64_t block, int count, const uint8_t *group_tables,
-                         __m512i order_lo, __m512i order_hi, float *y) {
+                         __m512i order_lo, __m512i order_hi, float *y, const uint8_t *ahead, size_t ahead_bytes) {
   const int64_t byte_rows = r->group_rows / (2 * r->step_rows);
   __m512 acc[2][2] = {{_mm512_setzero_ps(), _mm512_setzero_ps()}, {_mm512_setzero_ps(), _mm512_setzero_ps()}};
   const uint8_t *bytes[2] = {cpu_rows_at(r, g, block), cpu_rows_at(r, g, block + count - 1)};
   for (int64_t i = 0; i < byte_rows; i++) {
     const float *t = (const float *)(group_tables + (size_t)(2 * i) * CPU_ROWS_TABLE_BYTES_AVX512);
     const __m512 even = _mm512_loadu_ps(t), odd = _mm512_loadu_ps(t + 16);
-    /* The next pair's bytes (they follow within the group), one line per
-     * byte row: the hardware's streams alone left this loop waiting on
-     * memory (docs/CPU.md: 3.2-4.2 → 1.5-2.0 ms for NF4 at M = 1). */
-    if (count == 2) _mm_prefetch((const char *)(bytes[0] + 2 * r->group_bytes + 64 * i), _MM_HINT_T0);
+    /* The next pair's bytes, one line per byte row: the hardware's streams
+     * alone left this loop waiting on memory (docs/CPU.md: 3.2-4.2 → 1.5-2.0
+     * ms for NF4 at M = 1). */
+    if (ahead != NULL && (size_t)(64 * i) < ahead_bytes) _mm_prefetch((const char *)(ahead + 64 * i), _MM_HINT_T0);
     for (int b = 0; b < count; b++) add_byte_row(bytes[b] + i * CPU_ROWS_BYTE_ROW, even, odd, acc[b]);
   }
   for (int b = 0; b < count; b++)
@@ -86,13 +85,21 @@ TARGET void cpu_rows_kernel_avx512(const cpu_rows *r, int64_t m, const uint8_t *
   const size_t group_steps = (size_t)(r->group_rows / r->step_rows);
   for (int64_t g = 0; g < r->groups; g++)
     for (int64_t block = block0; block < block1; block += 2) {
+      /* Up to two blocks after this pair, within this thread's run; once,
+       * on the first row of X (the others find them in cache). */
+      const int64_t next_end = block + 4 < block1 ? block + 4 : block1;
+      const uint8_t *ahead = block + 2 < block1 ? cpu_rows_at(r, g, block + 2) : NULL;
+      const size_t ahead_bytes = ahead != NULL ? (size_t)(next_end - block - 2) * r->group_bytes : 0;
       for (int64_t row = 0; row < m; row++) {
         const uint8_t *group_tables =
             tables + (size_t)row * row_tables + (size_t)g * group_steps * CPU_ROWS_TABLE_BYTES_AVX512;
         float *y = out + row * ldo + block * CPU_ROWS_BLOCK_N;
+        const uint8_t *row_ahead = row == 0 ? ahead : NULL;
         /* A constant count, so the accumulators stay in registers. */
-        if (block + 1 < block1) group_blocks(r, g, block, 2, group_tables, order_lo, order_hi, y);
-        else group_blocks(r, g, block, 1, group_tables, order_lo, order_hi, y);
+        if (block + 1 < block1)
+          group_blocks(r, g, block, 2, group_tables, order_lo, order_hi, y, row_ahead, ahead_bytes);
+        else
+          group_blocks(r, g, block, 1, group_tables, order_lo, order_hi, y, NULL, 0);
       }
     }
 }

@@ -195,18 +195,26 @@ static void sweep_row_kernel(const diff_env *env, diff_totals *t) {
     diff_run_thread_invariance(env, &c, threads, COUNT(threads), t);
   }
   /* The AVX-512 code gives the AVX2 code's bits (cpu_gemv_rows_avx512.c):
-   * every width, an odd block after a pair, several groups and rows. */
+   * every width, several groups and rows, fp32 Y (a narrower Y could hide a
+   * last-bit difference), and teams of 1 and 2 threads, so that blocks run
+   * in pairs and a lone block follows pairs (a many-core default team
+   * would leave each thread one block). */
   const char *kernel = getenv("LUTMM_CPU_KERNEL"), *rows_switch = getenv("LUTMM_CPU_ROWS");
   if (kernel == NULL || strcmp(kernel, "avx512") != 0 || (rows_switch != NULL && atoi(rows_switch) == 0)) return;
   const char *const variants[] = {"avx512", "avx2"};
   const int64_t pair_cols[] = {32, 64, 65, 96, 300};
-  for (int b = 0; b < COUNT(widths); b++)
-    for (int i = 0; i < COUNT(pair_cols); i++) {
-      diff_case c = random_case(DIFF_BOUND, widths[b], 1 + i % 2);
-      c.n = pair_cols[i];
-      c.x_dtype = LUTMM_DTYPE_F32;
-      diff_run_variant_invariance(env, &c, variants, COUNT(variants), t);
-    }
+  for (int team = 1; team <= 2; team++) {
+    lutmm_context_set_num_threads(env->cpu, team);
+    for (int b = 0; b < COUNT(widths); b++)
+      for (int i = 0; i < COUNT(pair_cols); i++) {
+        diff_case c = random_case(DIFF_BOUND, widths[b], 1 + i % 2);
+        c.n = pair_cols[i];
+        c.x_dtype = LUTMM_DTYPE_F32;
+        c.y_dtype = LUTMM_DTYPE_F32;
+        diff_run_variant_invariance(env, &c, variants, COUNT(variants), t);
+      }
+  }
+  lutmm_context_set_num_threads(env->cpu, 0);
 }
 
 /* Weights packed by a reference context (no CPU copy of the codes). */
