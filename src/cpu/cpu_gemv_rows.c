@@ -70,19 +70,17 @@ int cpu_gemv_rows_applies(const lutmm_weights *w, const cpu_codes *codes, const 
 }
 
 #if defined(__x86_64__)
-/* The variant's table builder and lookups. */
+/* The variant's table layout and lookups. */
 typedef struct rows_code {
   size_t table_bytes;
-  void (*tables)(const float *x, int64_t k, const float *table_c, int bits, int64_t step0, int64_t step1,
-                 uint8_t *tables);
   void (*kernel)(const cpu_rows *r, int64_t m, const uint8_t *tables, size_t row_tables, int64_t block0,
                  int64_t block1, float *out, int64_t ldo);
 } rows_code;
 
 static rows_code rows_code_for(cpu_variant v) {
   if (v == CPU_VARIANT_AVX512)
-    return (rows_code){CPU_ROWS_TABLE_BYTES_AVX512, cpu_rows_tables_avx512, cpu_rows_kernel_avx512};
-  return (rows_code){CPU_ROWS_TABLE_BYTES, cpu_rows_tables_avx2, cpu_rows_kernel_avx2};
+    return (rows_code){CPU_ROWS_TABLE_BYTES_AVX512, cpu_rows_kernel_avx512};
+  return (rows_code){CPU_ROWS_TABLE_BYTES, cpu_rows_kernel_avx2};
 }
 
 lutmm_status cpu_gemv_rows(lutmm_context *ctx, const lutmm_weights *w, const cpu_codes *codes,
@@ -109,8 +107,8 @@ lutmm_status cpu_gemv_rows(lutmm_context *ctx, const lutmm_weights *w, const cpu
   {
     const int64_t team = omp_get_num_threads(), me = omp_get_thread_num();
     for (int64_t row = 0; row < m; row++)
-      code.tables(x + row * k, k, table_c, r->bits, steps * me / team, steps * (me + 1) / team,
-                  tables + (size_t)row * row_tables);
+      cpu_rows_tables_avx2(x + row * k, k, table_c, r->bits, steps * me / team, steps * (me + 1) / team,
+                           code.table_bytes, tables + (size_t)row * row_tables);
     /* Each thread's columns: every column's sum runs in one thread in a fixed
      * order, so the bits do not depend on the team. */
     const int64_t block0 = r->blocks * me / team, block1 = r->blocks * (me + 1) / team;

@@ -35,19 +35,13 @@ int cpu_gemv_rows_applies(const lutmm_weights *w, const struct cpu_codes *codes,
 lutmm_status cpu_gemv_rows(lutmm_context *ctx, const lutmm_weights *w, const struct cpu_codes *codes,
                            const lutmm_gemm_args *args);
 
-/* pattern[i][e] = T[(e >> bits·i) & mask] for the 4 / bits rows i of a
- * step: row i's term of L[e]. Both codes build each L_t as Σ_i x·pattern[i]
- * in ascending i, which is what makes their tables, and bits, the same. */
-static inline void cpu_rows_patterns(const float *table_c, int bits, float pattern[4][16]) {
-  const int mask = (1 << bits) - 1;
-  for (int i = 0; i < 4 / bits; i++)
-    for (int e = 0; e < 16; e++) pattern[i][e] = table_c[(e >> (bits * i)) & mask];
-}
-
 #if defined(__x86_64__)
-/* Tables of steps [step0, step1) for X row x (k values, zero past k). */
+/* Tables of steps [step0, step1) for X row x (k values, zero past k), each
+ * table_bytes long: CPU_ROWS_TABLE_BYTES (byte planes, for the AVX2 code)
+ * or CPU_ROWS_TABLE_BYTES_AVX512 (the 16 floats). One builder for both
+ * codes, so their tables, and bits, are the same. */
 void cpu_rows_tables_avx2(const float *x, int64_t k, const float *table_c, int bits, int64_t step0, int64_t step1,
-                          uint8_t *tables);
+                          size_t table_bytes, uint8_t *tables);
 /* out[row·ldo + 32·block + c] += every group's s · Σ L[code] for blocks
  * [block0, block1) and rows [0, m) of X, whose tables are row_tables bytes
  * apart. */
@@ -55,8 +49,6 @@ void cpu_rows_kernel_avx2(const cpu_rows *r, int64_t m, const uint8_t *tables, s
                           int64_t block1, float *out, int64_t ldo);
 /* The same with AVX-512 permutes (cpu_gemv_rows_avx512.c), on tables of
  * CPU_ROWS_TABLE_BYTES_AVX512 per step; same bits. */
-void cpu_rows_tables_avx512(const float *x, int64_t k, const float *table_c, int bits, int64_t step0, int64_t step1,
-                            uint8_t *tables);
 void cpu_rows_kernel_avx512(const cpu_rows *r, int64_t m, const uint8_t *tables, size_t row_tables, int64_t block0,
                             int64_t block1, float *out, int64_t ldo);
 #endif

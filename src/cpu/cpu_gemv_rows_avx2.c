@@ -37,10 +37,12 @@ INLINE void store_planes(__m256 lo, __m256 hi, uint8_t *table) {
 }
 
 TARGET void cpu_rows_tables_avx2(const float *x, int64_t k, const float *table_c, int bits, int64_t step0,
-                                 int64_t step1, uint8_t *tables) {
-  const int step_rows = 4 / bits;
+                                 int64_t step1, size_t table_bytes, uint8_t *tables) {
+  const int step_rows = 4 / bits, mask = (1 << bits) - 1;
+  /* pattern[i][e] = T[(e >> bits·i) & mask]: row i's entry in L[e]. */
   float pattern[4][16];
-  cpu_rows_patterns(table_c, bits, pattern);
+  for (int i = 0; i < step_rows; i++)
+    for (int e = 0; e < 16; e++) pattern[i][e] = table_c[(e >> (bits * i)) & mask];
   for (int64_t t = step0; t < step1; t++) {
     __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
     for (int i = 0; i < step_rows; i++) {
@@ -49,7 +51,13 @@ TARGET void cpu_rows_tables_avx2(const float *x, int64_t k, const float *table_c
       lo = _mm256_add_ps(lo, _mm256_mul_ps(xi, _mm256_loadu_ps(pattern[i])));
       hi = _mm256_add_ps(hi, _mm256_mul_ps(xi, _mm256_loadu_ps(pattern[i] + 8)));
     }
-    store_planes(lo, hi, tables + (size_t)t * CPU_ROWS_TABLE_BYTES);
+    uint8_t *table = tables + (size_t)t * table_bytes;
+    if (table_bytes == CPU_ROWS_TABLE_BYTES) {
+      store_planes(lo, hi, table);
+    } else { /* the 16 floats themselves */
+      _mm256_storeu_ps((float *)table, lo);
+      _mm256_storeu_ps((float *)table + 8, hi);
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 /* The row kernel's AVX-512 code: the same copy, tables and sums as the AVX2
- * code (cpu_gemv_rows_avx2.c), with one permute per lookup.
+ * code (cpu_gemv_rows_avx2.c, whose builder also writes this code's tables
+ * as 16 floats per step), with one permute per lookup.
  *
  * A step's 16-entry table L_t is one zmm register, and vpermps looks up 16
  * columns at once from the low 4 bits of each index dword. A byte row of the
@@ -20,23 +21,6 @@
 
 #define TARGET __attribute__((target("avx512f,avx2,fma")))
 #define INLINE static inline __attribute__((always_inline)) TARGET
-
-TARGET void cpu_rows_tables_avx512(const float *x, int64_t k, const float *table_c, int bits, int64_t step0,
-                                   int64_t step1, uint8_t *tables) {
-  const int step_rows = 4 / bits;
-  float pattern[4][16];
-  cpu_rows_patterns(table_c, bits, pattern);
-  for (int64_t t = step0; t < step1; t++) {
-    /* Products and sums in the AVX2 builder's order: the same entries. */
-    __m512 l = _mm512_setzero_ps();
-    for (int i = 0; i < step_rows; i++) {
-      const int64_t row = t * step_rows + i;
-      const __m512 xi = _mm512_set1_ps(row < k ? x[row] : 0.0f);
-      l = _mm512_add_ps(l, _mm512_mul_ps(xi, _mm512_loadu_ps(pattern[i])));
-    }
-    _mm512_storeu_ps((float *)(tables + (size_t)t * CPU_ROWS_TABLE_BYTES_AVX512), l);
-  }
-}
 
 /* acc[0..1] += both steps of one block's byte row (acc[0]: bytes 0-15). */
 INLINE void add_byte_row(const uint8_t *bytes, __m512 even, __m512 odd, __m512 acc[2]) {

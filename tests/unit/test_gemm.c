@@ -260,31 +260,42 @@ static void exact_sums(void) {
   lutmm_context_destroy(ctx);
 }
 
+/* Packs (p, table, codes, fp32 scales) on a CPU context and runs one row
+ * of X (x_dtype) into fp32 y, and, with y_ref, the reference and its bound.
+ * Returns 1 when every call succeeded. */
+static int cpu_gemv_case(const lutmm_quant_params *p, const float *table, const uint8_t *codes, const float *scales,
+                         const void *x, lutmm_dtype x_dtype, float *y, float *y_ref, float *bound) {
+  lutmm_context *ctx = NULL;
+  lutmm_weights *w = NULL;
+  int ok = lutmm_context_create(LUTMM_BACKEND_CPU, &ctx) == LUTMM_OK &&
+           lutmm_pack(ctx, p, table, codes, scales, &w) == LUTMM_OK &&
+           lutmm_gemm(ctx, w, 1, x, x_dtype, y, LUTMM_DTYPE_F32) == LUTMM_OK;
+  if (ok && y_ref != NULL)
+    ok = lutmm_reference_gemm(ctx, w, 1, x, x_dtype, y_ref, LUTMM_DTYPE_F32, bound) == LUTMM_OK;
+  lutmm_weights_destroy(w);
+  lutmm_context_destroy(ctx);
+  return ok;
+}
+
 /* Weights whose fl(T·s) is 0 (fp32 scales of 2^-149 against the NF4 entry
  * 0.0796): every term of the reference vanishes, and so must the CPU
- * backend's. Its row kernel (AVX2, fp32 X) sums x·T first and multiplies by
- * s last, which would leave ~2^-145 here; it must hand such weights to the
+ * backend's. Its row kernel (fp32 X) sums x·T first and multiplies by s
+ * last, which would leave ~2^-145 here; it must hand such weights to the
  * column kernels (docs/CPU.md). */
 static void vanishing_weights(void) {
-  lutmm_context *ctx = NULL;
-  CHECK_OK(lutmm_context_create(LUTMM_BACKEND_CPU, &ctx));
   enum { K = 256, N = 64 };
   const lutmm_quant_params p = {4, K, N, 0, LUTMM_DTYPE_F32};
   float table[16], scales[N], x[K], y[N];
   static uint8_t codes[K * N];
+  lutmm_context *ctx = unit_context();
   CHECK_OK(lutmm_table_nf(ctx, 4, table));
+  lutmm_context_destroy(ctx);
   for (int i = 0; i < K * N; i++) codes[i] = 8;
   for (int n = 0; n < N; n++) scales[n] = 0x1p-149f;
   for (int k = 0; k < K; k++) x[k] = 1.0f;
-  lutmm_weights *w = NULL;
-  CHECK_OK(lutmm_pack(ctx, &p, table, codes, scales, &w));
-  if (w != NULL) {
-    CHECK_OK(lutmm_gemm(ctx, w, 1, x, LUTMM_DTYPE_F32, y, LUTMM_DTYPE_F32));
-    for (int n = 0; n < N; n++)
-      if (y[n] != 0.0f) unit_fail(__FILE__, __LINE__, "y[%d] = %a, expected 0", n, (double)y[n]);
-  }
-  lutmm_weights_destroy(w);
-  lutmm_context_destroy(ctx);
+  CHECK(cpu_gemv_case(&p, table, codes, scales, x, LUTMM_DTYPE_F32, y, NULL, NULL));
+  for (int n = 0; n < N; n++)
+    if (y[n] != 0.0f) unit_fail(__FILE__, __LINE__, "y[%d] = %a, expected 0", n, (double)y[n]);
 }
 
 /* float32 sums whose every product is subnormal: x = 1.5·2^-126 times
@@ -292,37 +303,24 @@ static void vanishing_weights(void) {
  * to a multiple of 2^-149 (ties to even, here always upward), so the column
  * kernels return 2·K·2^-149 where the exact sum is 1.5·K·2^-149. The bound
  * must allow for it: up to half of 2^-149 per rounding, two roundings per
- * term (docs/NUMERICS.md, the K·2^-149 term). */
+ * term (docs/NUMERICS.md, the K·2^-149 term). bf16 X holds x exactly and
+ * always takes the column kernels, which round per term. */
 static void subnormal_sums(void) {
-  lutmm_context *ctx = NULL;
-  CHECK_OK(lutmm_context_create(LUTMM_BACKEND_CPU, &ctx));
   enum { K = 64, N = 32 };
   const lutmm_quant_params p = {1, K, N, 16, LUTMM_DTYPE_F32};
-  float table[2] = {-1.0f, 1.0f}, scales[(K / 16) * N], x[K], y[N], y_ref[N], bound[N];
+  float table[2] = {-1.0f, 1.0f}, scales[(K / 16) * N], y[N], y_ref[N], bound[N];
+  uint16_t x[K];
   static uint8_t codes[K * N];
   for (int i = 0; i < K * N; i++) codes[i] = 1;
   for (int i = 0; i < (K / 16) * N; i++) scales[i] = 0x1p-23f;
-  for (int k = 0; k < K; k++) x[k] = 0x1.8p-126f;
-  const char *rows = getenv("LUTMM_CPU_ROWS");
-  char saved[16] = "";
-  if (rows != NULL) snprintf(saved, sizeof saved, "%s", rows);
-  setenv("LUTMM_CPU_ROWS", "0", 1); /* the column kernels, which round per term */
-  lutmm_weights *w = NULL;
-  CHECK_OK(lutmm_pack(ctx, &p, table, codes, scales, &w));
-  if (w != NULL) {
-    CHECK_OK(lutmm_gemm(ctx, w, 1, x, LUTMM_DTYPE_F32, y, LUTMM_DTYPE_F32));
-    CHECK_OK(lutmm_reference_gemm(ctx, w, 1, x, LUTMM_DTYPE_F32, y_ref, LUTMM_DTYPE_F32, bound));
-    for (int n = 0; n < N; n++) {
-      if (y_ref[n] != 0x1.8p-143f) unit_fail(__FILE__, __LINE__, "y_ref[%d] = %a", n, (double)y_ref[n]);
-      if (!(fabs((double)y[n] - (double)y_ref[n]) <= (double)bound[n]))
-        unit_fail(__FILE__, __LINE__, "y[%d] = %a, reference %a, bound %a", n, (double)y[n], (double)y_ref[n],
-                  (double)bound[n]);
-    }
+  for (int k = 0; k < K; k++) x[k] = 0x00C0; /* bf16 1.5·2^-126 */
+  CHECK(cpu_gemv_case(&p, table, codes, scales, x, LUTMM_DTYPE_BF16, y, y_ref, bound));
+  for (int n = 0; n < N; n++) {
+    if (y_ref[n] != 0x1.8p-143f) unit_fail(__FILE__, __LINE__, "y_ref[%d] = %a", n, (double)y_ref[n]);
+    if (!(fabs((double)y[n] - (double)y_ref[n]) <= (double)bound[n]))
+      unit_fail(__FILE__, __LINE__, "y[%d] = %a, reference %a, bound %a", n, (double)y[n], (double)y_ref[n],
+                (double)bound[n]);
   }
-  if (rows != NULL) setenv("LUTMM_CPU_ROWS", saved, 1);
-  else unsetenv("LUTMM_CPU_ROWS");
-  lutmm_weights_destroy(w);
-  lutmm_context_destroy(ctx);
 }
 
 /* The large-M path's panel padding: for every K in the last chunk and both
