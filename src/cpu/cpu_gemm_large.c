@@ -1,7 +1,9 @@
 /* Large-M gemm: dequantize panels of Ŵ to fp32 (exactly the values the LUT
- * kernels use) and multiply them with OpenBLAS sgemm. A panel is PANEL_N
- * columns stored column after column (Ŵᵀ rows), small enough to stay in
- * cache between its dequantization and the sgemm that reads it.
+ * kernels use) and multiply them with OpenBLAS sgemm. A panel is PANEL_K
+ * rows of PANEL_N columns, stored column after column (Ŵᵀ rows): 512 KiB,
+ * small enough to stay in a core's L2 between its dequantization and the
+ * sgemm that reads it. Each panel's product is added into Y (the first cut
+ * of a column range stores it), so Y's K sums are sums of PANEL_K-row sums.
  * Without OpenBLAS the LUT kernels handle every M (docs/CPU.md). */
 #include "cpu_backend.h"
 #include "cpu_round.h"
@@ -14,17 +16,20 @@
 #include <cblas.h>
 
 #define PANEL_N 512
+#define PANEL_K 512 /* a multiple of CPU_CHUNK_K */
 
-/* Panel [n0, n1) of Ŵᵀ, dequantized into panel (column after column). */
+/* Rows [k0, k1) of columns [n0, n1) of Ŵᵀ, dequantized into panel (column
+ * after column, k1 − k0 rows each). */
 static void dequant_panel(const cpu_kernel_args *a, cpu_dequant_fn dequant, int lane_order, int64_t n0, int64_t n1,
-                          float *panel, int64_t k) {
-  const int64_t k32 = a->codes->k32;
+                          int64_t k0, int64_t k1, float *panel, int64_t k) {
+  const int64_t rows = k1 - k0;
   for (int64_t n = n0; n < n1; n += CPU_BLOCK_N) {
     const int64_t end = n + CPU_BLOCK_N < n1 ? n + CPU_BLOCK_N : n1;
-    dequant(a, n, end, panel + (n - n0) * k32, k32);
+    dequant(a, n, end, k0, k1, panel + (n - n0) * rows, rows);
     /* Rows past K are zero in X; zero them in the panel too, so no 0 × Inf
-     * can appear where the reference has no term. */
-    if (k < k32) cpu_clear_padding(panel + (n - n0) * k32, end - n, k, k32, lane_order);
+     * can appear where the reference has no term. Only the last cut (k1 =
+     * k32) holds such rows. */
+    if (k < k1) cpu_clear_padding(panel + (n - n0) * rows, end - n, k - k0, rows, lane_order);
   }
 }
 
@@ -84,15 +89,20 @@ typedef struct large_plan {
   size_t buffer_floats;
 } large_plan;
 
-static void run_panel(const large_plan *p, int64_t n0, float *panel, float *c) {
+/* Columns [n0, n0 + PANEL_N) of Y, one cut of PANEL_K rows after another.
+ * Every column's K sum is the same sequence of calls of the same sizes
+ * whichever thread takes the columns, so the bits do not depend on it. */
+static void run_columns(const large_plan *p, int64_t n0, float *panel, float *c) {
   const int64_t columns = p->n - n0 < PANEL_N ? p->n - n0 : PANEL_N;
   const int direct = p->args->y_dtype == LUTMM_DTYPE_F32;
-  dequant_panel(p->kernel, p->dequant, p->lane_order, n0, n0 + columns, panel, p->k);
   float *target = direct ? (float *)p->args->y + n0 : c;
-  /* Every column's K sum runs in one call of the same K, so the bits do
-   * not depend on which thread took the panel. */
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)p->args->m, (int)columns, (int)p->k32, 1.0f, p->x,
-              (int)p->k32, panel, (int)p->k32, 0.0f, target, direct ? (int)p->n : (int)columns);
+  for (int64_t k0 = 0; k0 < p->k32; k0 += PANEL_K) {
+    const int64_t k1 = p->k32 - k0 < PANEL_K ? p->k32 : k0 + PANEL_K;
+    dequant_panel(p->kernel, p->dequant, p->lane_order, n0, n0 + columns, k0, k1, panel, p->k);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)p->args->m, (int)columns, (int)(k1 - k0), 1.0f,
+                p->x + k0, (int)p->k32, panel, (int)(k1 - k0), k0 == 0 ? 0.0f : 1.0f, target,
+                direct ? (int)p->n : (int)columns);
+  }
   if (!direct) store_panel(p->args, c, n0, columns, p->n);
 }
 
@@ -102,18 +112,12 @@ lutmm_status cpu_gemm_large(lutmm_context *ctx, const lutmm_weights *w, const cp
   const int64_t panels = (n + PANEL_N - 1) / PANEL_N;
   const int threads = (int)(cpu_threads(ctx) < panels ? cpu_threads(ctx) : panels);
   const int direct = args->y_dtype == LUTMM_DTYPE_F32;
-  /* Per thread: a panel and, for fp16/bf16 Y, its fp32 product. */
-  size_t buffer_floats;
-  lutmm_status st = lutmm_checked_mul(PANEL_N, (size_t)k32, &buffer_floats);
-  if (st == LUTMM_OK && !direct) {
-    const size_t c_floats = (size_t)args->m * PANEL_N; /* m ≤ 2^31: no overflow in size_t of 64 bits */
-    st = buffer_floats > SIZE_MAX - c_floats ? LUTMM_ERR_OVERFLOW : LUTMM_OK;
-    buffer_floats += c_floats;
-  }
-  if (st != LUTMM_OK) return st;
+  /* Per thread: a panel and, for fp16/bf16 Y, its fp32 product (m < 2^31:
+   * no overflow in 64-bit size_t). */
+  const size_t buffer_floats = (size_t)PANEL_N * PANEL_K + (direct ? 0 : (size_t)args->m * PANEL_N);
   const size_t sizes[6] = {(size_t)args->m, (size_t)k32, (size_t)threads, buffer_floats, 0, 0};
   float *x;
-  st = cpu_workspace_floats(ctx, sizes, &x);
+  lutmm_status st = cpu_workspace_floats(ctx, sizes, &x);
   if (st != LUTMM_OK) return st;
   /* X and the panels share the dequantizer's row order: permuting K alike
    * in both leaves every product and the sum's terms unchanged. */
@@ -128,9 +132,9 @@ lutmm_status cpu_gemm_large(lutmm_context *ctx, const lutmm_weights *w, const cp
 #pragma omp parallel num_threads(threads)
   {
     float *panel = plan.buffers + (size_t)omp_get_thread_num() * plan.buffer_floats;
-    float *c = panel + (size_t)PANEL_N * (size_t)k32;
+    float *c = panel + (size_t)PANEL_N * PANEL_K;
 #pragma omp for schedule(static)
-    for (int64_t p = 0; p < panels; p++) run_panel(&plan, p * PANEL_N, panel, c);
+    for (int64_t p = 0; p < panels; p++) run_columns(&plan, p * PANEL_N, panel, c);
   }
   release_blas(omp_threads);
   return LUTMM_OK;

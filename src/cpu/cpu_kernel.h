@@ -41,19 +41,22 @@ typedef struct cpu_kernel_args {
 
 typedef void (*cpu_kernel_fn)(const cpu_kernel_args *a, int64_t block0, int64_t block1, int64_t k0, int64_t k1);
 
-/* Dequantization for the large-M path: panel[(n − n0)·ld + k] = ŵ[k][n]
- * for columns [n0, n1) and rows [0, k32), in the variant's row order
- * (cpu_variant_lane_order: lane order for the AVX2 dequantizer, natural for
- * the portable one). */
-typedef void (*cpu_dequant_fn)(const cpu_kernel_args *a, int64_t n0, int64_t n1, float *panel, int64_t ld);
+/* Dequantization for the large-M path: panel[(n − n0)·ld + k − k0] =
+ * ŵ[k][n] for columns [n0, n1) and rows [k0, k1) (chunk multiples, k1 <=
+ * k32), in the variant's row order (cpu_variant_lane_order: lane order for
+ * the AVX2 dequantizer, natural for the portable one). */
+typedef void (*cpu_dequant_fn)(const cpu_kernel_args *a, int64_t n0, int64_t n1, int64_t k0, int64_t k1, float *panel,
+                               int64_t ld);
 
 typedef enum cpu_variant { CPU_VARIANT_PORTABLE = 0, CPU_VARIANT_AVX2 = 1, CPU_VARIANT_AVX512 = 2 } cpu_variant;
 
 void cpu_kernel_portable(const cpu_kernel_args *a, int64_t block0, int64_t block1, int64_t k0, int64_t k1);
-void cpu_dequant_portable(const cpu_kernel_args *a, int64_t n0, int64_t n1, float *panel, int64_t ld);
+void cpu_dequant_portable(const cpu_kernel_args *a, int64_t n0, int64_t n1, int64_t k0, int64_t k1, float *panel,
+                          int64_t ld);
 #if defined(__x86_64__)
 void cpu_kernel_avx2(const cpu_kernel_args *a, int64_t block0, int64_t block1, int64_t k0, int64_t k1);
-void cpu_dequant_avx2(const cpu_kernel_args *a, int64_t n0, int64_t n1, float *panel, int64_t ld);
+void cpu_dequant_avx2(const cpu_kernel_args *a, int64_t n0, int64_t n1, int64_t k0, int64_t k1, float *panel,
+                      int64_t ld);
 void cpu_kernel_avx512(const cpu_kernel_args *a, int64_t block0, int64_t block1, int64_t k0, int64_t k1);
 #endif
 
@@ -72,7 +75,9 @@ static inline int cpu_lane_row(int p) { return 16 * ((p % 8) / 4) + 4 * (p / 8) 
 
 /* Zeroes the rows past K (k <= row < k32) of `columns` dequantized columns
  * of k32 rows each, stored in lane order or natural order. Only the last
- * chunk holds such rows; in lane order row cpu_lane_row(p) sits at p. */
+ * chunk holds such rows; in lane order row cpu_lane_row(p) sits at p. For
+ * a cut of the rows that ends at the padded K (rows k0 .. k32), pass the
+ * cut's rows as k32 and k − k0 as k. */
 static inline void cpu_clear_padding(float *panel, int64_t columns, int64_t k, int64_t k32, int lane_order) {
   const int64_t last = k32 - CPU_CHUNK_K;
   for (int64_t c = 0; c < columns; c++)

@@ -617,17 +617,18 @@ TARGET void cpu_kernel_avx2(const cpu_kernel_args *a, int64_t block0, int64_t bl
 /* Large-M dequantization, stored in lane order (cpu_kernel.h: the large-M
  * driver puts X in the same order, so whole vectors are stored): the
  * general lookups, tables checked per chunk. */
-INLINE void dequant_kind(const avx2_ctx *x, const int kind, int64_t n0, int64_t n1, float *panel, int64_t ld) {
+INLINE void dequant_kind(const avx2_ctx *x, const int kind, int64_t n0, int64_t n1, int64_t k0, int64_t k1,
+                         float *panel, int64_t ld) {
   const cpu_kernel_args *a = x->a;
   col_tables t;
   for (int64_t n = n0; n < n1; n++) {
     float *column = panel + (n - n0) * ld;
     reset_tables(&t);
-    for (int64_t k = 0; k < a->codes->k32; k += CPU_CHUNK_K) {
+    for (int64_t k = k0; k < k1; k += CPU_CHUNK_K) {
       __m256 v[4];
       update_tables(x, n, k, &t);
       lookup(x, kind, &t, cpu_codes_chunk(a->codes, n, k / CPU_CHUNK_K), v);
-      for (int q = 0; q < 4; q++) _mm256_storeu_ps(column + k + 8 * q, v[q]);
+      for (int q = 0; q < 4; q++) _mm256_storeu_ps(column + (k - k0) + 8 * q, v[q]);
     }
   }
 }
@@ -635,40 +636,41 @@ INLINE void dequant_kind(const avx2_ctx *x, const int kind, int64_t n0, int64_t 
 /* The same for fp32 1-4 bit codes in chunk-aligned groups, with the M = 1
  * kernel's lookups: one table per group and column from the widened
  * scales, no per-chunk checks. */
-INLINE void dequant_gemv(const avx2_ctx *x, const int kind, int64_t n0, int64_t n1, float *panel, int64_t ld) {
+INLINE void dequant_gemv(const avx2_ctx *x, const int kind, int64_t n0, int64_t n1, int64_t k0, int64_t k1,
+                         float *panel, int64_t ld) {
   const cpu_kernel_args *a = x->a;
   const __m256i p0 = x->shared.plane[0], p1 = x->shared.plane[1], p2 = x->shared.plane[2], p3 = x->shared.plane[3];
   const size_t chunk_step = CPU_BLOCK_N * (size_t)a->codes->chunk_bytes;
-  const int64_t g = a->group_size, k32 = a->codes->k32;
+  const int64_t g = a->group_size;
   for (int64_t n = n0; n < n1; n++) {
     float *column = panel + (n - n0) * ld;
-    const uint8_t *chunk = cpu_codes_chunk(a->codes, n, 0);
-    for (int64_t k = 0, group = 0; k < k32; group++) {
+    const uint8_t *chunk = cpu_codes_chunk(a->codes, n, k0 / CPU_CHUNK_K);
+    /* A cut may start or end inside a group: segments end at the group's
+     * end or the cut's, whichever comes first. */
+    for (int64_t k = k0, group = k0 / g; k < k1; group++) {
       const __m256 table = segment_table(x, kind, 1, group, n, k);
-      /* Aligned groups divide K (validation), so k + g <= k32; the clamp
-       * keeps a looser geometry from writing past the column. */
-      for (const int64_t end = k + g < k32 ? k + g : k32; k < end; k += CPU_CHUNK_K, chunk += chunk_step) {
+      for (const int64_t end = gemv_segment_end(g, 1, group, k, k1); k < end; k += CPU_CHUNK_K, chunk += chunk_step) {
         __m256 v[4];
         gemv_values(kind, p0, p1, p2, p3, table, chunk, v);
-        for (int q = 0; q < 4; q++) _mm256_storeu_ps(column + k + 8 * q, v[q]);
+        for (int q = 0; q < 4; q++) _mm256_storeu_ps(column + (k - k0) + 8 * q, v[q]);
       }
     }
   }
 }
 
-TARGET void cpu_dequant_avx2(const cpu_kernel_args *a, int64_t n0, int64_t n1, float *panel, int64_t ld) {
+TARGET void cpu_dequant_avx2(const cpu_kernel_args *a, int64_t n0, int64_t n1, int64_t k0, int64_t k1, float *panel,
+                             int64_t ld) {
   avx2_ctx x;
   init_ctx(a, &x);
-  /* Aligned groups divide K, so K = k32 and every segment is a whole group. */
   const int aligned = a->group_size % CPU_CHUNK_K == 0;
   const int perm8 = a->codes->bits == 3 && aligned;
-  if (x.kind == LOOKUP_SCALED_QUAD && aligned) dequant_gemv(&x, GEMV_QUAD, n0, n1, panel, ld);
-  else if (x.kind == LOOKUP_SCALED_PLANES && perm8) dequant_gemv(&x, GEMV_PERM8, n0, n1, panel, ld);
-  else if (x.kind == LOOKUP_SCALED_PLANES && aligned) dequant_gemv(&x, GEMV_PLANES, n0, n1, panel, ld);
-  else if (x.kind == LOOKUP_QUAD) dequant_kind(&x, LOOKUP_QUAD, n0, n1, panel, ld);
-  else if (x.kind == LOOKUP_SCALED_QUAD) dequant_kind(&x, LOOKUP_SCALED_QUAD, n0, n1, panel, ld);
-  else if (x.kind == LOOKUP_PLANES) dequant_kind(&x, LOOKUP_PLANES, n0, n1, panel, ld);
-  else if (x.kind == LOOKUP_SCALED_PLANES) dequant_kind(&x, LOOKUP_SCALED_PLANES, n0, n1, panel, ld);
-  else dequant_kind(&x, LOOKUP_GATHER, n0, n1, panel, ld);
+  if (x.kind == LOOKUP_SCALED_QUAD && aligned) dequant_gemv(&x, GEMV_QUAD, n0, n1, k0, k1, panel, ld);
+  else if (x.kind == LOOKUP_SCALED_PLANES && perm8) dequant_gemv(&x, GEMV_PERM8, n0, n1, k0, k1, panel, ld);
+  else if (x.kind == LOOKUP_SCALED_PLANES && aligned) dequant_gemv(&x, GEMV_PLANES, n0, n1, k0, k1, panel, ld);
+  else if (x.kind == LOOKUP_QUAD) dequant_kind(&x, LOOKUP_QUAD, n0, n1, k0, k1, panel, ld);
+  else if (x.kind == LOOKUP_SCALED_QUAD) dequant_kind(&x, LOOKUP_SCALED_QUAD, n0, n1, k0, k1, panel, ld);
+  else if (x.kind == LOOKUP_PLANES) dequant_kind(&x, LOOKUP_PLANES, n0, n1, k0, k1, panel, ld);
+  else if (x.kind == LOOKUP_SCALED_PLANES) dequant_kind(&x, LOOKUP_SCALED_PLANES, n0, n1, k0, k1, panel, ld);
+  else dequant_kind(&x, LOOKUP_GATHER, n0, n1, k0, k1, panel, ld);
 }
 #endif

@@ -80,10 +80,11 @@ void cpu_kernel_portable(const cpu_kernel_args *a, int64_t block0, int64_t block
     }
 }
 
-void cpu_dequant_portable(const cpu_kernel_args *a, int64_t n0, int64_t n1, float *panel, int64_t ld) {
+void cpu_dequant_portable(const cpu_kernel_args *a, int64_t n0, int64_t n1, int64_t k0, int64_t k1, float *panel,
+                          int64_t ld) {
   half_tables tables;
   for (int64_t n = n0; n < n1; n++) {
     tables.group[0] = tables.group[1] = -1;
-    for (int64_t k = 0; k < a->codes->k32; k += CPU_CHUNK_K) lookup_column(a, n, k, &tables, panel + (n - n0) * ld + k);
+    for (int64_t k = k0; k < k1; k += CPU_CHUNK_K) lookup_column(a, n, k, &tables, panel + (n - n0) * ld + (k - k0));
   }
 }

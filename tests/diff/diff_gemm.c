@@ -7,8 +7,8 @@
  * made of two 16-row halves, 4-column blocks, 16-column tiles, 128-row
  * segments, row passes of 1-4 and 8 rows, 32-row blocks, direct feeding up
  * to M = 4 / 8, 64×64 atoms of the packed format, split-K below 253
- * columns, 512-column panels and the large-M switch at M = 12 (32 for AVX-512), and the
- * row kernel's 32-column blocks. Sizes sit on, below and above each. */
+ * columns, 512-column panels cut every 512 rows and the large-M switch at
+ * M = 12 (32 for AVX-512), and the row kernel's 32-column blocks. Sizes sit on, below and above each. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +92,22 @@ static void sweep_panels(const diff_env *env, diff_totals *t) {
       }
 }
 
+/* K around the large-M path's 512-row panel cuts: cuts inside a group
+ * (whole-column groups of 544 and 1024 rows, g384 over 1536), K just past
+ * a cut, and padded K whose last cut holds the zeroed rows (1000, 1100). */
+static void sweep_panel_cuts(const diff_env *env, diff_totals *t) {
+  const int64_t shapes[][2] = {{480, 32}, {512, 128}, {544, 0}, {576, 64}, {1000, 0},
+                               {1024, 0}, {1100, 0}, {1536, 384}, {1088, 64}};
+  for (int i = 0; i < COUNT(shapes); i++)
+    for (int mode = DIFF_EXACT; mode <= DIFF_BOUND; mode++) {
+      diff_case c = random_case((diff_mode)mode, 1 + (2 * i + mode) % 8, 33 + 8 * mode);
+      c.k = shapes[i][0];
+      c.group_size = shapes[i][1];
+      c.n = 40;
+      diff_run_case(env, &c, env->cpu, t);
+    }
+}
+
 /* Split-K forced on and off, including splits that cut groups and more
  * splits than chunks. */
 static void sweep_split_k(const diff_env *env, diff_totals *t) {
@@ -113,7 +129,7 @@ static void sweep_threads(const diff_env *env, diff_totals *t) {
   const int threads[] = {1, 2, 3};
   /* {40, 1030, 256}: three 512-column panels, so the large-M path's team
    * (and OpenBLAS's thread count) really changes. */
-  const int64_t shapes[][3] = {{1, 600, 512}, {3, 8, 2048}, {40, 300, 256}, {40, 1030, 256}, {7, 33, 4096}};
+  const int64_t shapes[][3] = {{1, 600, 512}, {3, 8, 2048}, {40, 300, 256}, {40, 1030, 256}, {40, 1030, 1536}, {7, 33, 4096}};
   for (int i = 0; i < COUNT(shapes); i++) {
     diff_case c = random_case(DIFF_BOUND, 4, shapes[i][0]);
     c.n = shapes[i][1];
@@ -239,13 +255,15 @@ int main(int argc, char **argv) {
   }
   diff_totals t = {0, 0};
   void (*const sweeps[])(const diff_env *, diff_totals *) = {
-      sweep_rows, sweep_formats, sweep_panels, sweep_split_k, sweep_threads, sweep_foreign_weights, sweep_row_kernel};
-  const char *names[] = {"rows", "formats", "panels", "split-k", "threads", "foreign weights", "row kernel"};
+      sweep_rows,    sweep_formats,         sweep_panels,    sweep_panel_cuts, sweep_split_k,
+      sweep_threads, sweep_foreign_weights, sweep_row_kernel};
+  const char *names[] = {"rows",    "formats",         "panels",    "panel cuts", "split-k",
+                         "threads", "foreign weights", "row kernel"};
   for (int i = 0; i < COUNT(sweeps); i++) {
     /* The big sweeps run single-threaded: on a busy CI machine every
      * OpenMP barrier would otherwise wait for a core. Threads are covered
      * by the other sweeps and by sweep_threads. */
-    const int threads = i < 2 || i == 3 ? 1 : 0;
+    const int threads = i < 2 || i == 4 ? 1 : 0;
     lutmm_context_set_num_threads(env.cpu, threads);
     lutmm_context_set_num_threads(env.ref, threads);
     const long before = t.failures, cases = t.cases;
