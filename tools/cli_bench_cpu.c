@@ -126,7 +126,9 @@ static int time_pair(lutmm_context *ctx, lutmm_weights **copies, int count, cons
         return 0;
       if (r >= 0) tl[done + r] = 1e3 * (cli_seconds() - t0);
     }
-    idle();
+#ifdef LUTMM_HAVE_OPENBLAS
+    idle(); /* without OpenBLAS the block below times nothing */
+#endif
     for (int r = -1; r < per_block; r++) {
       const double ms = blas_ms_once(s, m);
       if (r >= 0) tb[done + r] = ms;
