@@ -86,14 +86,17 @@ racecheck() {
 # Tensor-core instructions in the kernels' SASS: mma.sync (HMMA) in the tiled
 # and skinny kernels, warpgroup MMA (HGMMA) in the wide kernel's sm_90a code.
 hmma() {
-  local obj count wide
+  local obj count skinny wide
   obj=$(find "$BUILD" -name '*gemm_f16.cu.o' | head -n 1)
   count=$(cuobjdump -sass "$obj" | grep -c HMMA)
   echo "HMMA instructions in $obj: $count"
+  obj=$(find "$BUILD" -name '*skinny_f16.cu.o' | head -n 1)
+  skinny=$(cuobjdump -sass "$obj" | grep -c HMMA)
+  echo "HMMA instructions in $obj: $skinny"
   obj=$(find "$BUILD" -name '*wide_f16.cu.o' | head -n 1)
   wide=$(cuobjdump -sass "$obj" | grep -c HGMMA)
   echo "HGMMA instructions in $obj: $wide"
-  [ "$count" -gt 0 ] && [ "$wide" -gt 0 ]
+  [ "$count" -gt 0 ] && [ "$skinny" -gt 0 ] && [ "$wide" -gt 0 ]
 }
 
 # ncu_one NAME M REGEX: one Nsight Compute report of the first kernel whose
