@@ -1,8 +1,8 @@
 /* Large-M gemm: dequantize panels of Ŵ to fp32 (exactly the values the LUT
  * kernels use) and multiply them with OpenBLAS sgemm. A panel is PANEL_K
- * rows of PANEL_N columns, stored column after column (Ŵᵀ rows): 512 KiB,
- * small enough to stay in a core's L2 between its dequantization and the
- * sgemm that reads it. Each panel's product is added into Y (the first cut
+ * rows of PANEL_N columns, stored column after column (Ŵᵀ rows): 1 MiB,
+ * small enough to stay in cache between its dequantization and the sgemm
+ * that reads it (a whole column range, 8 MiB at K = 4096, did not). Each panel's product is added into Y (the first cut
  * of a column range stores it), so Y's K sums are sums of PANEL_K-row sums.
  * Without OpenBLAS the LUT kernels handle every M (docs/CPU.md). */
 #include "cpu_backend.h"

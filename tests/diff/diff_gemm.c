@@ -8,7 +8,8 @@
  * segments, row passes of 1-4 and 8 rows, 32-row blocks, direct feeding up
  * to M = 4 / 8, 64×64 atoms of the packed format, split-K below 253
  * columns, 512-column panels cut every 512 rows and the large-M switch at
- * M = 12 (32 for AVX-512), and the row kernel's 32-column blocks. Sizes sit on, below and above each. */
+ * M = 12 (32 for AVX-512), and the row kernel's 32-column blocks. Sizes sit
+ * on, below and above each. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,8 +129,10 @@ static void sweep_split_k(const diff_env *env, diff_totals *t) {
 static void sweep_threads(const diff_env *env, diff_totals *t) {
   const int threads[] = {1, 2, 3};
   /* {40, 1030, 256}: three 512-column panels, so the large-M path's team
-   * (and OpenBLAS's thread count) really changes. */
-  const int64_t shapes[][3] = {{1, 600, 512}, {3, 8, 2048}, {40, 300, 256}, {40, 1030, 256}, {40, 1030, 1536}, {7, 33, 4096}};
+   * (and OpenBLAS's thread count) really changes; {40, 1030, 1536}: and
+   * three 512-row cuts of each. */
+  const int64_t shapes[][3] = {{1, 600, 512},   {3, 8, 2048},     {40, 300, 256},
+                               {40, 1030, 256}, {40, 1030, 1536}, {7, 33, 4096}};
   for (int i = 0; i < COUNT(shapes); i++) {
     diff_case c = random_case(DIFF_BOUND, 4, shapes[i][0]);
     c.n = shapes[i][1];
