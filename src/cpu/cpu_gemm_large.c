@@ -16,7 +16,8 @@
 #include <cblas.h>
 
 #define PANEL_N 512
-#define PANEL_K 512 /* a multiple of CPU_CHUNK_K */
+#define PANEL_K 512
+_Static_assert(PANEL_K % CPU_CHUNK_K == 0, "a cut holds whole chunks");
 
 /* Rows [k0, k1) of columns [n0, n1) of Ŵᵀ, dequantized into panel (column
  * after column, k1 − k0 rows each). */

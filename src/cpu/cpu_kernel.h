@@ -73,16 +73,15 @@ int cpu_variant_lane_order(cpu_variant v);
 /* Row (0..31) of a chunk held by lane-order position p. */
 static inline int cpu_lane_row(int p) { return 16 * ((p % 8) / 4) + 4 * (p / 8) + p % 4; }
 
-/* Zeroes the rows past K (k <= row < k32) of `columns` dequantized columns
- * of k32 rows each, stored in lane order or natural order. Only the last
- * chunk holds such rows; in lane order row cpu_lane_row(p) sits at p. For
- * a cut of the rows that ends at the padded K (rows k0 .. k32), pass the
- * cut's rows as k32 and k − k0 as k. */
-static inline void cpu_clear_padding(float *panel, int64_t columns, int64_t k, int64_t k32, int lane_order) {
-  const int64_t last = k32 - CPU_CHUNK_K;
+/* Zeroes rows valid <= row < rows of `columns` dequantized columns of
+ * `rows` rows each (a whole padded column, or the last cut of one),
+ * stored in lane order or natural order. Only the last chunk holds such
+ * rows; in lane order row cpu_lane_row(p) sits at p. */
+static inline void cpu_clear_padding(float *panel, int64_t columns, int64_t valid, int64_t rows, int lane_order) {
+  const int64_t last = rows - CPU_CHUNK_K;
   for (int64_t c = 0; c < columns; c++)
     for (int p = 0; p < CPU_CHUNK_K; p++)
-      if (last + (lane_order ? cpu_lane_row(p) : p) >= k) panel[c * k32 + last + p] = 0.0f;
+      if (last + (lane_order ? cpu_lane_row(p) : p) >= valid) panel[c * rows + last + p] = 0.0f;
 }
 
 /* Scale of (group, column n) rounded to the compute dtype, as the kernels

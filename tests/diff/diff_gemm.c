@@ -95,16 +95,22 @@ static void sweep_panels(const diff_env *env, diff_totals *t) {
 
 /* K around the large-M path's 512-row panel cuts: cuts inside a group
  * (whole-column groups of 544 and 1024 rows, g384 over 1536), K just past
- * a cut, and padded K whose last cut holds the zeroed rows (1000, 1100). */
+ * a cut, and padded K whose last cut holds the zeroed rows (1000, 1100).
+ * The exact case of each shape has fp32 X and 1- to 4-bit codes, so that
+ * aligned groups take the dequantizer that looks a table up per group
+ * (and must find a cut's first group); the bound case draws 1..8 bits and
+ * any X. */
 static void sweep_panel_cuts(const diff_env *env, diff_totals *t) {
   const int64_t shapes[][2] = {{480, 32}, {512, 128}, {544, 0}, {576, 64}, {1000, 0},
                                {1024, 0}, {1100, 0}, {1536, 384}, {1088, 64}};
   for (int i = 0; i < COUNT(shapes); i++)
     for (int mode = DIFF_EXACT; mode <= DIFF_BOUND; mode++) {
-      diff_case c = random_case((diff_mode)mode, 1 + (2 * i + mode) % 8, 33 + 8 * mode);
+      const int bits = mode == DIFF_EXACT ? 1 + i % 4 : 1 + (2 * i + 1) % 8;
+      diff_case c = random_case((diff_mode)mode, bits, 33 + 8 * mode);
       c.k = shapes[i][0];
       c.group_size = shapes[i][1];
       c.n = 40;
+      if (mode == DIFF_EXACT) c.x_dtype = LUTMM_DTYPE_F32;
       diff_run_case(env, &c, env->cpu, t);
     }
 }
@@ -257,22 +263,27 @@ int main(int argc, char **argv) {
     return 1;
   }
   diff_totals t = {0, 0};
-  void (*const sweeps[])(const diff_env *, diff_totals *) = {
-      sweep_rows,    sweep_formats,         sweep_panels,    sweep_panel_cuts, sweep_split_k,
-      sweep_threads, sweep_foreign_weights, sweep_row_kernel};
-  const char *names[] = {"rows",    "formats",         "panels",    "panel cuts", "split-k",
-                         "threads", "foreign weights", "row kernel"};
+  /* The big sweeps run single-threaded: on a busy CI machine every OpenMP
+   * barrier would otherwise wait for a core. Threads are covered by the
+   * other sweeps and by sweep_threads. */
+  static const struct {
+    void (*run)(const diff_env *, diff_totals *);
+    const char *name;
+    int single_thread;
+  } sweeps[] = {
+      {sweep_rows, "rows", 1},          {sweep_formats, "formats", 1},
+      {sweep_panels, "panels", 0},      {sweep_panel_cuts, "panel cuts", 0},
+      {sweep_split_k, "split-k", 1},    {sweep_threads, "threads", 0},
+      {sweep_foreign_weights, "foreign weights", 0}, {sweep_row_kernel, "row kernel", 0},
+  };
   for (int i = 0; i < COUNT(sweeps); i++) {
-    /* The big sweeps run single-threaded: on a busy CI machine every
-     * OpenMP barrier would otherwise wait for a core. Threads are covered
-     * by the other sweeps and by sweep_threads. */
-    const int threads = i < 2 || i == 4 ? 1 : 0;
+    const int threads = sweeps[i].single_thread ? 1 : 0;
     lutmm_context_set_num_threads(env.cpu, threads);
     lutmm_context_set_num_threads(env.ref, threads);
     const long before = t.failures, cases = t.cases;
     const double t0 = diff_seconds();
-    sweeps[i](&env, &t);
-    printf("  %-16s %4ld cases, %ld failed, %.1f s\n", names[i], t.cases - cases, t.failures - before,
+    sweeps[i].run(&env, &t);
+    printf("  %-16s %4ld cases, %ld failed, %.1f s\n", sweeps[i].name, t.cases - cases, t.failures - before,
            diff_seconds() - t0);
   }
   diff_env_close(&env);
