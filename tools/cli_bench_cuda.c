@@ -1,5 +1,5 @@
 /* lutmm bench --backend cuda [--csv] [--quick] [--reps N] [--shape KxN] [--m M]
- * [--bits B]: the protocol of
+ * [--bits B] [--fp16-scales]: the protocol of
  * DESIGN.md §7 on the GPU. In one process: a device-to-device copy sets the
  * bandwidth reference; for each LLaMA-3 projection shape, cuBLAS
  * (cublasGemmEx, fp16/bf16 in, fp32 compute) and lutmm_gemm run on
@@ -7,7 +7,10 @@
  * events, median of N runs after warm-up. Reported per point: µs, speedup
  * over cuBLAS, effective TB/s of the bytes that must move (weights + scales
  * + X + Y) and that as % of the copy bandwidth. --shape and --m pick one
- * shape and one M (any M up to 256, not only the protocol's list). */
+ * shape and one M (any M up to 256, not only the protocol's list). Group
+ * scales are stored in the activation dtype, as docs/NUMERICS.md advises;
+ * --fp16-scales stores fp16 scales for bf16 activations too (each scale is
+ * then rounded to bf16 in the kernel). */
 #include "cli.h"
 #include "lutmm_config.h"
 
@@ -37,6 +40,7 @@ typedef struct bench_options {
   int csv, quick, reps;
   int64_t only_k, only_n, only_m; /* --shape KxN, --m M: one point (0: all) */
   int bits;                        /* --bits B: only this code width, 1..8 (0: 4, 3, 2) */
+  int fp16_scales;                 /* --fp16-scales: fp16 scales for bf16 activations too */
 } bench_options;
 
 typedef struct bench_env {
@@ -149,7 +153,7 @@ typedef struct point {
   int64_t m;
   int bits;
   int64_t group;
-  lutmm_dtype dtype;
+  lutmm_dtype dtype, scale_dtype;
   double lut_s, blas_s;
   size_t lut_bytes;
 } point;
@@ -159,26 +163,27 @@ static void print_header(const bench_options *o, const bench_env *env) {
   cudaGetDeviceProperties(&prop, 0);
   if (o->csv) {
     printf("# device,%s,copy_tbps,%.3f\n", prop.name, env->copy_tbps);
-    printf("k,n,m,bits,group,dtype,lutmm_us,cublas_us,speedup,lutmm_tbps,pct_copy\n");
+    printf("k,n,m,bits,group,dtype,lutmm_us,cublas_us,speedup,lutmm_tbps,pct_copy,scale_dtype\n");
     return;
   }
   printf("device: %s, %d SMs, L2 %zu MB; device-to-device copy %.2f TB/s (read + write)\n", prop.name,
          prop.multiProcessorCount, env->l2_bytes >> 20, env->copy_tbps);
-  printf("%6s %6s %4s %4s %5s %5s %10s %10s %8s %8s %7s\n", "K", "N", "M", "bits", "group", "dtype", "lutmm_us",
-         "cublas_us", "speedup", "TB/s", "%copy");
+  printf("%6s %6s %4s %4s %5s %5s %10s %10s %8s %8s %7s %6s\n", "K", "N", "M", "bits", "group", "dtype", "lutmm_us",
+         "cublas_us", "speedup", "TB/s", "%copy", "scales");
 }
 
 static void print_point(const bench_options *o, const bench_env *env, const point *p) {
   const double tbps = (double)p->lut_bytes / p->lut_s / 1e12;
   const char *dt = p->dtype == LUTMM_DTYPE_F16 ? "fp16" : "bf16";
+  const char *st = p->scale_dtype == LUTMM_DTYPE_F16 ? "fp16" : "bf16";
   if (o->csv)
-    printf("%lld,%lld,%lld,%d,%lld,%s,%.2f,%.2f,%.3f,%.3f,%.1f\n", (long long)p->s.k, (long long)p->s.n,
+    printf("%lld,%lld,%lld,%d,%lld,%s,%.2f,%.2f,%.3f,%.3f,%.1f,%s\n", (long long)p->s.k, (long long)p->s.n,
            (long long)p->m, p->bits, (long long)p->group, dt, p->lut_s * 1e6, p->blas_s * 1e6, p->blas_s / p->lut_s,
-           tbps, 100.0 * tbps / env->copy_tbps);
+           tbps, 100.0 * tbps / env->copy_tbps, st);
   else
-    printf("%6lld %6lld %4lld %4d %5lld %5s %10.2f %10.2f %7.2fx %8.3f %6.1f%%\n", (long long)p->s.k,
+    printf("%6lld %6lld %4lld %4d %5lld %5s %10.2f %10.2f %7.2fx %8.3f %6.1f%% %6s\n", (long long)p->s.k,
            (long long)p->s.n, (long long)p->m, p->bits, (long long)p->group, dt, p->lut_s * 1e6, p->blas_s * 1e6,
-           p->blas_s / p->lut_s, tbps, 100.0 * tbps / env->copy_tbps);
+           p->blas_s / p->lut_s, tbps, 100.0 * tbps / env->copy_tbps, st);
   fflush(stdout);
 }
 
@@ -193,16 +198,20 @@ static uint8_t *random_codes(size_t count) {
   return codes;
 }
 
-/* Packs `copies` identical weights objects on the device. */
-static lutmm_status pack_copies(bench_env *env, const shape *s, int bits, int64_t group, const uint8_t *d_codes,
-                                lut_arg *l) {
-  const lutmm_quant_params p = {bits, s->k, s->n, group, LUTMM_DTYPE_F16};
+/* Packs `copies` identical weights objects on the device, with fp16 or bf16
+ * scales between 2^-7 and 2^-6. */
+static lutmm_status pack_copies(bench_env *env, const shape *s, int bits, int64_t group, lutmm_dtype scale_dtype,
+                                const uint8_t *d_codes, lut_arg *l) {
+  const lutmm_quant_params p = {bits, s->k, s->n, group, scale_dtype};
   const size_t groups = (size_t)(s->k / group), scale_bytes = groups * (size_t)s->n * 2;
+  const uint16_t two_to_minus_7 = scale_dtype == LUTMM_DTYPE_F16 ? 0x2000 : 0x3C00;
+  const unsigned mantissa_steps = scale_dtype == LUTMM_DTYPE_F16 ? 1024 : 128;
   uint16_t *scales = malloc(scale_bytes);
   void *d_scales = NULL, *d_table = NULL;
   float table[256];
   lutmm_status st = scales == NULL ? LUTMM_ERR_OUT_OF_MEMORY : LUTMM_OK;
-  for (size_t i = 0; st == LUTMM_OK && i < groups * (size_t)s->n; i++) scales[i] = (uint16_t)(0x2000 + i % 512);
+  for (size_t i = 0; st == LUTMM_OK && i < groups * (size_t)s->n; i++)
+    scales[i] = (uint16_t)(two_to_minus_7 + i % mantissa_steps);
   if (st == LUTMM_OK) st = lutmm_malloc(env->ctx, scale_bytes, &d_scales);
   if (st == LUTMM_OK) st = lutmm_malloc(env->ctx, sizeof table, &d_table);
   if (st == LUTMM_OK) st = lutmm_copy_to_context(env->ctx, d_scales, scales, scale_bytes);
@@ -266,20 +275,21 @@ static int bench_shape(bench_env *env, const bench_options *o, const shape *s, c
     }
   blas_free(&b);
   for (int bi = 0; bi < n_bits; bi++)
-    for (int gi = 0; gi < n_groups; gi++) {
-      lut_arg l;
-      memset(&l, 0, sizeof l);
-      lutmm_weights_info info = {0};
-      const int bits = o->bits != 0 ? o->bits : kBits[bi];
-      if (pack_copies(env, s, bits, kGroups[gi], d_codes, &l) != LUTMM_OK ||
-          lutmm_weights_query(l.w[0], &info) != LUTMM_OK) {
-        free_copies(&l);
-        return 1;
-      }
-      for (int d = 0; d < 2; d++)
+    for (int gi = 0; gi < n_groups; gi++)
+      for (int d = 0; d < 2; d++) {
+        const lutmm_dtype dtype = d == 0 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
+        const lutmm_dtype scale_dtype = o->fp16_scales ? LUTMM_DTYPE_F16 : dtype;
+        lut_arg l;
+        memset(&l, 0, sizeof l);
+        lutmm_weights_info info = {0};
+        const int bits = o->bits != 0 ? o->bits : kBits[bi];
+        if (pack_copies(env, s, bits, kGroups[gi], scale_dtype, d_codes, &l) != LUTMM_OK ||
+            lutmm_weights_query(l.w[0], &info) != LUTMM_OK) {
+          free_copies(&l);
+          return 1;
+        }
         for (int mi = 0; mi < n_m; mi++) {
-          point p = {*s, m_at(o, mi), bits, kGroups[gi], d == 0 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16, 0.0,
-                     blas_s[d][mi], 0};
+          point p = {*s, m_at(o, mi), bits, kGroups[gi], dtype, scale_dtype, 0.0, blas_s[d][mi], 0};
           l.m = p.m;
           l.dtype = p.dtype;
           p.lut_s = time_median(env, run_lut, &l, o->reps);
@@ -290,8 +300,8 @@ static int bench_shape(bench_env *env, const bench_options *o, const shape *s, c
           }
           print_point(o, env, &p);
         }
-      free_copies(&l);
-    }
+        free_copies(&l);
+      }
   return 0;
 }
 
@@ -301,9 +311,11 @@ static int parse(int argc, char **argv, bench_options *o) {
   o->reps = 100;
   o->only_k = o->only_n = o->only_m = 0;
   o->bits = 0;
+  o->fp16_scales = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--csv") == 0) o->csv = 1;
     else if (strcmp(argv[i], "--quick") == 0) o->quick = 1;
+    else if (strcmp(argv[i], "--fp16-scales") == 0) o->fp16_scales = 1;
     else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) o->reps = atoi(argv[++i]);
     else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
       long long k = 0, n = 0;
@@ -344,7 +356,7 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
   if (!parse(argc, argv, &o)) {
     fprintf(stderr,
             "usage: lutmm bench --backend cuda [--csv] [--quick] [--reps N (1..%d)] [--shape KxN] [--m M (1..%d)] "
-            "[--bits B (1..8)]\n",
+            "[--bits B (1..8)] [--fp16-scales]\n",
             MAX_REPS, MAX_M);
     return 2;
   }
