@@ -74,6 +74,7 @@ static void fill_operands(const lutmm_weights *w, const lutmm_gemm_args *a, lutm
   for (int b = 0; b < 31 && p->atom_group_log2 < 0; b++)
     if (((int64_t)64 << b) == g->group_size) p->atom_group_log2 = b;
   p->atom_group_mask = p->atom_group_log2 < 0 ? 0u : ((uint32_t)1 << p->atom_group_log2) - 1u;
+  p->atom_scale_rows = p->atom_one_group ? 1 : lutmm_skinny_scale_rows_max(g->group_size);
   p->scale_rows = g->scale_rows;
   p->k_atoms = g->k_atoms;
   p->n_atoms = g->n_atoms;
@@ -126,7 +127,14 @@ static int tiles_whole(const lutmm_cuda_gemm_params *p) {
  * into more than ~17 partials (its last contributor adds them all); blocks
  * never outnumber the SMs (one block fills an SM) nor the ticket array. A
  * workspace too small for two partial tiles per block gives one block per
- * tile (no partials). */
+ * tile (no partials).
+ * At M <= 2, where a cut column's reduction is cheapest (8 partials per
+ * round trip), a shape that would leave more than half the SMs idle with
+ * columns of at least 64 pairs takes iters/64 instead: on the H100 at
+ * M = 1, 8192 x 1024 (16 -> 64 blocks) ran 9-26 % faster and 14336 x 4096
+ * (64 -> 132) 7-26 %; 4096 x 4096 (32 pairs: 64 -> 128 blocks) moved
+ * -8 % to +1.3 %, so it keeps iters/16, and M = 16 lost 2-45 %
+ * (docs/HEURISTICS.md). */
 static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
   p->mb = lutmm_skinny_mb(m);
@@ -137,7 +145,8 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   p->n_tiles = (g->n_atoms + warps - 1) / warps;
   p->iters = (g->k_atoms + 1) / 2;
   p->units = p->n_tiles * p->iters;
-  const int64_t min_units = (p->iters + 15) / 16;
+  int64_t min_units = (p->iters + 15) / 16;
+  if (m <= 2 && p->iters >= 64 && p->units / min_units < s->sm_count / 2) min_units = (p->iters + 63) / 64;
   int64_t grid = p->units / min_units;
   if (grid > s->sm_count) grid = s->sm_count;
   if (grid < 1) grid = 1;
@@ -180,12 +189,16 @@ static int skinny_pays(const lutmm_weights *w, const lutmm_gemm_args *a, const l
 /* The skinny kernel numbers units and atoms in 32 bits (padded tiles
  * included) and addresses scales with 32-bit byte offsets; no weights that
  * fit a GPU come near either limit. Its shared memory (up to 223 KiB) fits
- * Hopper but not every Ampere part; there the tiled kernel takes every M. */
+ * Hopper but not every Ampere part; there the tiled kernel takes every M.
+ * Its per-slab scale entries hold two fp32 rows, so fp32 scales in groups
+ * of 16 (four rows an atom) take the tiled kernel too. */
 static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                       const lutmm_cuda_gemm_params *p) {
   const int mb = lutmm_skinny_mb(skinny_rows(a, p)), warps = lutmm_skinny_warps(mb, w->params.bits);
   const int64_t columns = (w->geom.n_atoms + warps - 1) / warps * warps;
   return skinny_pays(w, a, p) &&
+         lutmm_skinny_scales_fit(p->atom_one_group, (int)lutmm_dtype_size(w->params.scale_dtype),
+                                 w->geom.group_size) &&
          lutmm_skinny_smem_bytes(s->smem_base, w->params.bits, mb, p->atom_one_group) <= s->smem_per_block &&
          columns * (w->geom.k_atoms + 1) < ((int64_t)1 << 31) &&
          w->geom.scale_rows * w->geom.n_pad * 4 < ((int64_t)1 << 31);

@@ -28,6 +28,7 @@ typedef struct lutmm_cuda_gemm_params {
   int atom_one_group; /* every 64-row atom lies in one group (group_size % 64 == 0 or one group) */
   int atom_group_log2; /* log2(atoms per group) when that is a power of two, 31 for one group, else -1 */
   uint32_t atom_group_mask; /* 2^atom_group_log2 − 1, or 0 when atom_group_log2 < 0 */
+  int atom_scale_rows; /* most scale rows a 64-row atom spans (lutmm_skinny_scale_rows_max; 1 for one group) */
   const void *x;
   int x_vector; /* X rows start on 16-byte boundaries: cp.async path */
   int64_t m, k, n;
@@ -151,22 +152,49 @@ LUTMM_HD static inline int lutmm_skinny_mb(int64_t m) { return m <= 8 ? 1 : m <=
 LUTMM_HD static inline int lutmm_skinny_warps(int mb, int bits) { return LUTMM_SKINNY_WARPS(mb, bits); }
 LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* atoms per X chunk */
 
-/* Atoms a warp has in flight: the deepest ring (at most 4) whose slots still
- * fit a 227 KiB block (H100/H200) beside X, the scale rings and the 64
- * KiB-aligned table (chosen by computing the layout for each depth;
- * test_cuda_layout checks that every case fits). */
+/* Atoms a warp has in flight: at most 4, and no more than fit a 227 KiB
+ * block (H100/H200) beside X, the scale rings and the 64 KiB-aligned table
+ * (test_cuda_layout checks that every case fits). Per-slab scales at
+ * M <= 8 keep the ring they had with 1 KiB scale entries (2 for 4-bit
+ * codes): a third slot fits with 512-byte entries but was 0.5-1.4 % slower
+ * on the H100 for 4-bit codes, while 4-bit M = 9..16 gains 0.2-2.1 % from a
+ * fourth (docs/PERF.md). */
 #define LUTMM_SKINNY_RING(bits, mb, one_row)                                                                     \
   ((bits) <= 3   ? 4                                                                                           \
-   : (bits) == 4 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : (mb) == 2 && !(one_row) ? 3 : 4)                        \
+   : (bits) == 4 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : 4)                                                      \
    : (bits) == 5 ? ((mb) == 1 && !(one_row) ? 3 : 4)                                                          \
    : (bits) == 6 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : (mb) == 2 && !(one_row) ? 3 : 4)                        \
    : (bits) == 7 ? ((mb) >= 4 ? 4 : (one_row) ? 3 : 2)                                                        \
                  : ((mb) >= 4 ? 3 : 2))
 /* One ring slot of a warp: 32 lanes × `bits` 16-byte words. */
 #define LUTMM_SKINNY_SLOT_BYTES(bits) (512u * (uint32_t)(bits))
-/* One atom's scale rows: one row when the atom lies in one group, else up
- * to four (one per 16-row slab); 64 columns of at most 4 bytes each. */
-#define LUTMM_SKINNY_SCALE_ENTRY(one_row) ((one_row) ? 256u : 1024u)
+/* One atom's scale rows: one row when the atom lies in one group (64
+ * columns of at most 4 bytes), else up to four 16-bit rows (one per 16-row
+ * slab) or two fp32 rows, packed at 64 elements each
+ * (lutmm_skinny_scales_fit). */
+#define LUTMM_SKINNY_SCALE_ENTRY(one_row) ((one_row) ? 256u : 512u)
+
+/* Most scale rows one 64-row atom spans, for a group size that is not a
+ * multiple of 64 (groups are multiples of 16): 2 for groups above 64 or of
+ * 32 or 48 (an atom starts on a multiple of 64), 4 for groups of 16. */
+LUTMM_HD static inline int lutmm_skinny_scale_rows_max(int64_t group_size) {
+  if (group_size > 64) return 2;
+  int most = 1;
+  for (int64_t a = 0; a < 4 * group_size; a += 64) { /* the pattern repeats every lcm(64, g) <= 4g rows */
+    const int rows = (int)((a + 63) / group_size - a / group_size) + 1;
+    if (rows > most) most = rows;
+  }
+  return most;
+}
+
+/* Whether an atom's scale rows fit one ring entry: always with one-row or
+ * 16-bit scales; fp32 per-slab scales only when an atom spans at most two
+ * groups (not for groups of 16, which the tiled kernel then takes). */
+LUTMM_HD static inline int lutmm_skinny_scales_fit(int one_row, int scale_bytes, int64_t group_size) {
+  return one_row || (uint32_t)lutmm_skinny_scale_rows_max(group_size) * 64u * (uint32_t)scale_bytes <=
+                        LUTMM_SKINNY_SCALE_ENTRY(0);
+}
+
 /* Lookup table, starting on a 64 KiB boundary of the shared window, so that
  * one PRMT of (index byte, table address | 4L) is the whole lookup address:
  * for codes of up to 4 bits a pair table (entry e, the two codes whose

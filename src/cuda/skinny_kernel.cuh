@@ -146,8 +146,21 @@ __device__ __forceinline__ void read_atom(uint32_t slot_lane, uint32_t (&w)[4 * 
   for (int q = 0; q < BITS; q++) read_ring_word<BITS>(slot_lane, q, w);
 }
 
-/* The scale rows of k-atom `atom` of a column (at most 4: one per 16-row
- * slab; exactly one when ONE_ROW) into a ring entry, row r at r·256 bytes. */
+/* Bytes between an atom's scale rows in a ring entry as copied (64 stored
+ * values), and once in compute dtype (64 16-bit values). */
+__device__ __forceinline__ uint32_t stored_row_bytes(const lutmm_cuda_gemm_params &p) {
+  return p.scale_dtype == LUTMM_DTYPE_F32 ? 256u : 128u;
+}
+constexpr uint32_t kScaleRowBytes = 128;
+
+/* Scale rows k-atom `atom` spans: one per group its four 16-row slabs meet. */
+__device__ __forceinline__ int scale_rows_of_atom(const lutmm_cuda_gemm_params &p, int atom) {
+  return (int)(scale_row(p, (int64_t)atom * 64 + 48) - first_scale_row(p, atom)) + 1;
+}
+
+/* The scale rows of k-atom `atom` of a column (exactly one when ONE_ROW,
+ * else up to four; lutmm_skinny_scales_fit) into a ring entry, row r at
+ * r·stored_row_bytes: the rows' 16-byte vectors are contiguous there. */
 template <bool ONE_ROW>
 __device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, int column, int atom, int lane,
                                             uint8_t *entry) {
@@ -161,11 +174,11 @@ __device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, int
     if (lane < 1 << log2_vpr) cp_async16(entry + lane * 16, first + lane * 16, 16);
     return;
   }
-  const int rows = (int)(scale_row(p, (int64_t)atom * 64 + 48) - r0) + 1;
+  const int rows = scale_rows_of_atom(p, atom);
   const uint32_t row_bytes = (uint32_t)p.n_pad << log2_elem;
   for (int v = lane; v < rows << log2_vpr; v += 32) {
     const int r = v >> log2_vpr, c = v & ((1 << log2_vpr) - 1);
-    cp_async16(entry + r * 256 + c * 16, first + r * row_bytes + c * 16, 16);
+    cp_async16(entry + v * 16, first + r * row_bytes + c * 16, 16);
   }
 }
 
@@ -274,23 +287,32 @@ __device__ __forceinline__ uint32_t lookup_codes(uint32_t table_lane, uint32_t f
   return __byte_perm(lookup(table_lane, first, b), lookup(table_lane, second, b), 0x5410u);
 }
 
-/* Rewrites a ring entry's scale rows in compute dtype, in place: row r's
- * 64 stored values (at r·256) become 64 compute-dtype values at the row's
- * start. A lane converts columns 2·lane and 2·lane + 1; every lane reads
- * before any lane writes (an fp32 row shrinks onto itself). So each scale
- * is converted once per group, not once by each of the lanes that read it. */
+/* Rewrites a ring entry's scale rows in compute dtype: row r's 64 stored
+ * values (at r·stored_row_bytes) become 64 compute-dtype values at
+ * r·kScaleRowBytes. A lane converts columns 2·lane and 2·lane + 1 of as
+ * many rows as an atom can span (rows this atom does not use hold stale
+ * values, converted and never read), so each scale is converted once per
+ * group, not once by each of the lanes that read it. Two rows at a time:
+ * both rows' loads in flight, two pairs live (the 12-warp kernels sit at
+ * their register limit). A 16-bit lane rewrites only the bytes it read; an
+ * fp32 row shrinks onto stored bytes (converted row r lies inside stored
+ * row r/2, and fp32 entries hold two rows), so there every lane reads
+ * before any lane writes. */
 template <typename T, bool ONE_ROW>
 __device__ __forceinline__ void convert_scales(const lutmm_cuda_gemm_params &p, uint8_t *entry, int lane) {
-  constexpr int ROWS = ONE_ROW ? 1 : 4;
-  uint32_t pair[ROWS];
+  constexpr int STEP = ONE_ROW ? 1 : 2; /* per-slab atoms span 2 or 4 rows */
+  const uint32_t stored = stored_row_bytes(p);
+  for (int r = 0; r < (ONE_ROW ? 1 : p.atom_scale_rows); r += STEP) {
+    uint32_t pair[STEP];
 #pragma unroll
-  for (int r = 0; r < ROWS; r++)
-    pair[r] = (uint32_t)scale_in<T>(entry + r * 256, 2 * lane, p.scale_dtype) |
-              (uint32_t)scale_in<T>(entry + r * 256, 2 * lane + 1, p.scale_dtype) << 16;
-  __syncwarp();
+    for (int i = 0; i < STEP; i++)
+      pair[i] = (uint32_t)scale_in<T>(entry + (r + i) * stored, 2 * lane, p.scale_dtype) |
+                (uint32_t)scale_in<T>(entry + (r + i) * stored, 2 * lane + 1, p.scale_dtype) << 16;
+    if (p.scale_dtype == LUTMM_DTYPE_F32) __syncwarp();
 #pragma unroll
-  for (int r = 0; r < ROWS; r++) *(uint32_t *)(entry + r * 256 + 4 * lane) = pair[r];
-  __syncwarp();
+    for (int i = 0; i < STEP; i++) *(uint32_t *)(entry + (r + i) * kScaleRowBytes + 4 * lane) = pair[i];
+  }
+  __syncwarp(); /* lanes then read the columns of others */
 }
 
 /* This lane's 8 scales (columns lane/4 + 8·nb) of one ring row, already in
@@ -363,7 +385,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
       if (!ONE_ROW && slab > 0) {
         const int rr = (int)(scale_row(p, (int64_t)atom * 64 + 16 * slab) - scale_row(p, (int64_t)atom * 64));
         if (rr != held) {
-          scale_pairs(entry + rr * 256, lane, s2);
+          scale_pairs(entry + rr * kScaleRowBytes, lane, s2);
           held = rr;
         }
       }

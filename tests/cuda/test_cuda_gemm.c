@@ -71,6 +71,24 @@ static void stream_k_shapes(harness *h) {
     }
 }
 
+/* Few columns over a long K at M <= 2: the planner cuts each column among
+ * up to 64 blocks (plan_skinny), so the last contributor adds that many
+ * partials. */
+static void deep_columns(harness *h) {
+  const int64_t shapes[3][2] = {{8192, 1024}, {14336, 4096}, {8192, 64}};
+  uint64_t rng = 11;
+  for (int i = 0; i < 3; i++)
+    for (int64_t m = 1; m <= 2; m++) {
+      gemm_case c = {i == 1 ? 4 : 2 + (int)m, m, shapes[i][0], shapes[i][1], i == 2 ? 32 : 128, LUTMM_DTYPE_F16,
+                     LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
+      c.x_dtype = m == 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+      run(h, &c);
+      c.exact = 0;
+      c.y_dtype = c.x_dtype;
+      run(h, &c);
+    }
+}
+
 /* A workspace too small for partial tiles forces one block per tile. */
 static void small_workspace(harness *h) {
   void *ws = NULL;
@@ -109,6 +127,7 @@ int main(void) {
   if (open != 0) return open;
   shape_grid(&h);
   stream_k_shapes(&h);
+  deep_columns(&h);
   small_workspace(&h);
   determinism(&h);
   harness_close(&h);

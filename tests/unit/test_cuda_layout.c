@@ -8,6 +8,8 @@
  * boundary, every warp's ring 16-byte aligned and inside the gap or after
  * the table, and the Hopper block limit (227 KiB) kept at the reserved base
  * the CUDA runtime reports.
+ * scale_entries: the rows a per-slab scale entry must hold, counted atom by
+ * atom for every group size, fit it whenever the host picks the kernel.
  * wide_layout: the wide kernel's stage holds X, the unit's atoms of every
  * plane and four scale rows in 16-byte units, and the table plus four
  * stages fit the Hopper block limit for every code width it takes.
@@ -58,6 +60,27 @@ static void skinny_layout(void) {
       for (int mb = 1; mb <= 8; mb *= 2)
         for (int one_row = 0; one_row < 2; one_row++)
           if (mb <= lutmm_skinny_max_mb(one_row)) check_one(base, bits, mb, one_row);
+}
+
+/* Per-slab scale entries: the most rows an atom spans, counted atom by atom
+ * over 64 atoms, against lutmm_skinny_scale_rows_max; every 16-bit case
+ * fits an entry, fp32 ones exactly when their rows do. */
+static void scale_entries(void) {
+  for (int64_t g = 16; g <= 1024; g += 16) {
+    if (g % 64 == 0) continue; /* one-row scales */
+    int most = 0;
+    for (int64_t a = 0; a < 64 * 64; a += 64) {
+      const int rows = (int)((a + 63) / g - a / g) + 1;
+      if (rows > most) most = rows;
+    }
+    if (most != lutmm_skinny_scale_rows_max(g))
+      unit_fail(__FILE__, __LINE__, "group %lld: atoms span %d rows, scale_rows_max says %d", (long long)g, most,
+                lutmm_skinny_scale_rows_max(g));
+    CHECK(lutmm_skinny_scales_fit(0, 2, g) && (uint32_t)most * 64u * 2u <= LUTMM_SKINNY_SCALE_ENTRY(0));
+    CHECK(lutmm_skinny_scales_fit(0, 4, g) == ((uint32_t)most * 64u * 4u <= LUTMM_SKINNY_SCALE_ENTRY(0)));
+    CHECK(lutmm_skinny_scales_fit(0, 4, g) == (g != 16));
+  }
+  CHECK(lutmm_skinny_scales_fit(1, 4, 16) && 64u * 4u <= LUTMM_SKINNY_SCALE_ENTRY(1));
 }
 
 /* What the wide kernel needs of its stage and block, stated as needs: room
@@ -116,6 +139,6 @@ static void stream_k_ranges(void) {
 
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
-      {"skinny_layout", skinny_layout}, {"wide_layout", wide_layout}, {"stream_k_ranges", stream_k_ranges}};
+      {"skinny_layout", skinny_layout}, {"scale_entries", scale_entries}, {"wide_layout", wide_layout}, {"stream_k_ranges", stream_k_ranges}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
