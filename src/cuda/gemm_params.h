@@ -154,11 +154,12 @@ LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* ato
 
 /* Atoms a warp has in flight: at most 4, and no more than fit a 227 KiB
  * block (H100/H200) beside X, the scale rings and the 64 KiB-aligned table
- * (test_cuda_layout checks that every case fits). Per-slab scales at
- * M <= 8 keep the ring they had with 1 KiB scale entries (2 for 4-bit
- * codes): a third slot fits with 512-byte entries but was 0.5-1.4 % slower
- * on the H100 for 4-bit codes, while 4-bit M = 9..16 gains 0.2-2.1 % from a
- * fourth (docs/PERF.md). */
+ * (test_cuda_layout checks that every case fits). Per-slab scales keep
+ * the depths they had with 1 KiB scale entries, except 4-bit codes at
+ * M = 9..16 (4 instead of 3: 0.2-2.1 % faster on the H100). A deeper ring
+ * also fits at M <= 8 for 4-, 6- and 7-bit codes now, but for 4-bit codes
+ * it was 0.5-1.4 % slower; the others were not measured (docs/PERF.md,
+ * change 24). */
 #define LUTMM_SKINNY_RING(bits, mb, one_row)                                                                     \
   ((bits) <= 3   ? 4                                                                                           \
    : (bits) == 4 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : 4)                                                      \
