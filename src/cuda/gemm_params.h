@@ -157,9 +157,9 @@ LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* ato
  * (test_cuda_layout checks that every case fits). Per-slab scales keep
  * the depths they had with 1 KiB scale entries, except 4-bit codes at
  * M = 9..16 (4 instead of 3: 0.2-2.1 % faster on the H100). A deeper ring
- * also fits at M <= 8 for 4-, 6- and 7-bit codes now, but for 4-bit codes
- * it was 0.5-1.4 % slower; the others were not measured (docs/PERF.md,
- * change 24). */
+ * also fits now for 4-, 6- and 7-bit codes at M <= 8 and for 6- and 7-bit
+ * codes at M = 9..16; for 4-bit codes at M <= 8 it was 0.5-1.4 % slower,
+ * the others were not measured (docs/PERF.md, change 24). */
 #define LUTMM_SKINNY_RING(bits, mb, one_row)                                                                     \
   ((bits) <= 3   ? 4                                                                                           \
    : (bits) == 4 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : 4)                                                      \

@@ -62,15 +62,18 @@ static void skinny_layout(void) {
           if (mb <= lutmm_skinny_max_mb(one_row)) check_one(base, bits, mb, one_row);
 }
 
-/* Per-slab scale entries: the most rows an atom spans, counted atom by atom
- * over 64 atoms, against lutmm_skinny_scale_rows_max; every 16-bit case
- * fits an entry, fp32 ones exactly when their rows do. */
+/* Per-slab scale entries: the most rows an atom spans, counted as the
+ * kernel meets them (a new row wherever a 16-row slab's group differs from
+ * the previous slab's) over 64 atoms, against lutmm_skinny_scale_rows_max;
+ * every 16-bit case fits an entry, fp32 ones exactly when their rows do. */
 static void scale_entries(void) {
   for (int64_t g = 16; g <= 1024; g += 16) {
     if (g % 64 == 0) continue; /* one-row scales */
     int most = 0;
-    for (int64_t a = 0; a < 64 * 64; a += 64) {
-      const int rows = (int)((a + 63) / g - a / g) + 1;
+    for (int64_t atom = 0; atom < 64; atom++) {
+      int rows = 1;
+      for (int slab = 1; slab < 4; slab++)
+        rows += (atom * 64 + 16 * slab) / g != (atom * 64 + 16 * (slab - 1)) / g;
       if (rows > most) most = rows;
     }
     if (most != lutmm_skinny_scale_rows_max(g))
