@@ -197,13 +197,20 @@ LUTMM_HD static inline int lutmm_skinny_scales_fit(int one_row, int scale_bytes,
 }
 
 /* Lookup table, starting on a 64 KiB boundary of the shared window, so that
- * one PRMT of (index byte, table address | 4L) is the whole lookup address:
- * for codes of up to 4 bits a pair table (entry e, the two codes whose
- * slices e holds, at e·256 bytes), for wider codes a table of single codes
- * (code c at c·256); lane L's copy at +4L. */
+ * one PRMT of (index byte, table address | lane offset) is the whole lookup
+ * address; entry e at e·256 bytes. Codes of 3 and 4 bits: a pair table
+ * (entry e holds the pair of codes whose slices e holds), lane L's copy at
+ * +4L. Codes of 1 and 2 bits: a byte table. A byte of their one slice holds
+ * a pair index for each of 4/b n16 blocks, and entry e holds those 4/b pairs
+ * (8 or 16 bytes), so one LDS.64 / LDS.128 takes what 2 or 4 pair lookups
+ * took: lane L's copy at +8L for 2 bits, at +16·(L mod 16) for 1 bit (a
+ * 16-byte load is served a quarter-warp at a time). Wider codes: a table
+ * of single codes (code c at c·256), lane L's copy at +4L. */
 LUTMM_HD static inline uint32_t lutmm_skinny_table_bytes(int bits) {
-  return bits <= 4 ? 256u << (2 * bits) : 256u << bits;
+  return bits <= 2 ? 65536u : bits <= 4 ? 256u << (2 * bits) : 256u << bits;
 }
+/* Bytes of one entry of the byte table a lane reads: 4/b pairs of 4 bytes. */
+#define LUTMM_SKINNY_BYTE_ENTRY(bits) (16u / (uint32_t)(bits))
 #define LUTMM_SKINNY_TABLE_ALIGN 65536u
 
 /* Where everything lies in the shared window, for a block whose dynamic

@@ -1,7 +1,8 @@
 /* The skinny LUT-GEMM kernel: M <= 64 rows of X against codes of 1..8 bits,
- * the case where the weights' bytes are the whole cost. Codes of up to 4
- * bits are looked up a pair at a time (pair table), wider ones one code at
- * a time (a 2^b-entry table) and paired in registers.
+ * the case where the weights' bytes are the whole cost. Codes of 3 and 4
+ * bits are looked up a pair at a time (pair table), codes of 1 and 2 bits
+ * 4/b pairs at a time (byte table: one entry per byte of their one slice),
+ * wider ones one code at a time (a 2^b-entry table) and paired in registers.
  *
  * Work is a Stream-K range of units (tile, k-atom pair) per block; a tile is
  * W consecutive 64-column atom columns and warp w owns column w of every
@@ -242,6 +243,41 @@ __device__ __forceinline__ uint32_t lookup(uint32_t table_lane, uint32_t index, 
   return v;
 }
 
+/* This lane's copy of every table entry (lutmm_skinny_table_bytes): 4L in
+ * pair and single-code tables; in byte tables 8L (2 bits: an LDS.64 is
+ * served a half-warp at a time) or 16·(L mod 16) (1 bit: an LDS.128 a
+ * quarter-warp at a time), so no load of a warp shares a bank. */
+template <int BITS>
+__device__ __forceinline__ uint32_t table_lane_offset(int lane) {
+  if constexpr (BITS == 2) return 8u * (uint32_t)lane;
+  else if constexpr (BITS == 1) return 16u * (uint32_t)(lane % 16);
+  else return 4u * (uint32_t)lane;
+}
+
+/* Codes of 1 and 2 bits: byte `b` of slice word `word` holds the pair
+ * indices of this lane's pair b in 4/b consecutive n16 blocks (the first
+ * in its low bits), and its byte-table entry holds their pairs: one load
+ * instead of 4/b lookups. */
+template <int BITS>
+struct byte_pairs {
+  uint32_t v[4 / BITS];
+};
+
+template <int BITS>
+__device__ __forceinline__ byte_pairs<BITS> lookup_byte(uint32_t table_lane, uint32_t word, int b) {
+  const uint32_t at = __byte_perm(word, table_lane, 0x7604u | ((uint32_t)b << 4));
+  byte_pairs<BITS> r;
+  if constexpr (BITS == 2) {
+    asm("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(r.v[0]), "=r"(r.v[1]) : "r"(at));
+  } else {
+    static_assert(BITS == 1, "byte tables hold 1- and 2-bit codes");
+    asm("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+        : "=r"(r.v[0]), "=r"(r.v[1]), "=r"(r.v[2]), "=r"(r.v[3])
+        : "r"(at));
+  }
+  return r;
+}
+
 /* Wide codes (5..8 bits). Byte i of `first` / `second` is the first /
  * second code of this lane's pair i of n16 block j in slab `slab`: each
  * slice's 2w bits of a pair (first code low) are split and put at the
@@ -349,6 +385,23 @@ __device__ __forceinline__ const uint8_t *x_lane_of(const uint8_t *xbuf, int lan
   return xbuf + (lane & 7) * LUTMM_SKINNY_X_ROW_BYTES + 16 * (lane >> 3);
 }
 
+/* n16 block j of one slab: the A fragment of W^T (rows, i.e. columns of W,
+ * g and g + 8; k 2q.. and 2q + 8..), which is this lane's pairs 0, 2, 1, 3
+ * of the block scaled by their columns' scales, against every m8 block's
+ * half h of X. */
+template <typename T, int MB>
+__device__ __forceinline__ void scaled_mma(uint32_t pair0, uint32_t pair1, uint32_t pair2, uint32_t pair3,
+                                           uint32_t scale_g, uint32_t scale_g8, const uint32_t (&xf)[MB][4], int h,
+                                           float (&acc)[MB][4][4], int j) {
+  uint32_t a[4];
+  a[0] = compute<T>::mul2(pair0, scale_g);
+  a[1] = compute<T>::mul2(pair2, scale_g8);
+  a[2] = compute<T>::mul2(pair1, scale_g);
+  a[3] = compute<T>::mul2(pair3, scale_g8);
+#pragma unroll
+  for (int mb = 0; mb < MB; mb++) compute<T>::mma(acc[mb][j], a, xf[mb][2 * h], xf[mb][2 * h + 1]);
+}
+
 /* One atom: 4 slabs × 4 n16 blocks × MB m8 blocks of mma.m16n8k16. The
  * atom's words come from this lane's ring slot `slot_lane`: all at once for
  * codes of up to 4 bits, two slabs at a time for wider ones. `xs`
@@ -389,27 +442,37 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
           held = rr;
         }
       }
+      if constexpr (BITS <= 2) {
+        /* A slice word holds 4/b n16 blocks of the slab: one table load per
+         * byte gives pair b of each. */
+        constexpr int PER_WORD = 4 / BITS;
 #pragma unroll
-      for (int j = 0; j < 4; j++) {
-        /* A fragment of W^T: rows (columns of W) g, g + 8; k 2q.., 2q + 8..,
-         * that is this lane's pairs 0, 2, 1, 3 of n16 block j. */
-        uint32_t a[4];
-        if constexpr (PAIRS) {
-          const uint32_t index = pair_indices<BITS>(w, slab, j);
-          a[0] = compute<T>::mul2(lookup(table_lane, index, 0), s2[2 * j]);
-          a[1] = compute<T>::mul2(lookup(table_lane, index, 2), s2[2 * j + 1]);
-          a[2] = compute<T>::mul2(lookup(table_lane, index, 1), s2[2 * j]);
-          a[3] = compute<T>::mul2(lookup(table_lane, index, 3), s2[2 * j + 1]);
-        } else {
-          uint32_t first, second;
-          code_bytes<BITS>(w, slab, j, first, second);
-          a[0] = compute<T>::mul2(lookup_codes(table_lane, first, second, 0), s2[2 * j]);
-          a[1] = compute<T>::mul2(lookup_codes(table_lane, first, second, 2), s2[2 * j + 1]);
-          a[2] = compute<T>::mul2(lookup_codes(table_lane, first, second, 1), s2[2 * j]);
-          a[3] = compute<T>::mul2(lookup_codes(table_lane, first, second, 3), s2[2 * j + 1]);
+        for (int jw = 0; jw < 4 / PER_WORD; jw++) {
+          const uint32_t word = w[slab * BITS + jw];
+          byte_pairs<BITS> q[4];
+#pragma unroll
+          for (int b = 0; b < 4; b++) q[b] = lookup_byte<BITS>(table_lane, word, b);
+#pragma unroll
+          for (int t = 0; t < PER_WORD; t++) {
+            const int j = jw * PER_WORD + t;
+            scaled_mma<T, MB>(q[0].v[t], q[1].v[t], q[2].v[t], q[3].v[t], s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
+          }
         }
+      } else {
 #pragma unroll
-        for (int mb = 0; mb < MB; mb++) compute<T>::mma(acc[mb][j], a, xf[mb][2 * h], xf[mb][2 * h + 1]);
+        for (int j = 0; j < 4; j++) {
+          if constexpr (PAIRS) {
+            const uint32_t index = pair_indices<BITS>(w, slab, j);
+            scaled_mma<T, MB>(lookup(table_lane, index, 0), lookup(table_lane, index, 1), lookup(table_lane, index, 2),
+                              lookup(table_lane, index, 3), s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
+          } else {
+            uint32_t first, second;
+            code_bytes<BITS>(w, slab, j, first, second);
+            scaled_mma<T, MB>(lookup_codes(table_lane, first, second, 0), lookup_codes(table_lane, first, second, 1),
+                              lookup_codes(table_lane, first, second, 2), lookup_codes(table_lane, first, second, 3),
+                              s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
+          }
+        }
       }
     }
   }
@@ -566,25 +629,42 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   if (lane == 0) *ticket = 0; /* ready for the next launch */
 }
 
-/* The lookup table (lutmm_skinny_table_bytes): entry e at e·256 bytes, one
- * copy per lane at +4·lane, so a warp's lookups never share a bank. An
- * entry's 32 copies are 128 contiguous bytes: 16-byte stores of 4 copies.
- * Codes of up to 4 bits: entry e holds the pair of codes whose slices e
- * holds. Wider codes: entry c holds code c's value in its low half. */
+/* The value of pair-table entry e (codes of up to 4 bits): the two codes
+ * whose slices e holds, first in the low half. */
+template <typename T, int BITS>
+__device__ __forceinline__ uint32_t pair_value(const lutmm_cuda_gemm_params &p, int e) {
+  int c0, c1;
+  pair_codes<BITS>(e, c0, c1);
+  return (uint32_t)compute<T>::from_float(p.table[c0]) | ((uint32_t)compute<T>::from_float(p.table[c1]) << 16);
+}
+
+/* The lookup table (lutmm_skinny_table_bytes): entry e at e·256 bytes, its
+ * lane copies (table_lane_offset) 128 contiguous bytes for pair and
+ * single-code tables, 256 for byte tables, written in 16-byte stores.
+ * Codes of 1 and 2 bits: entry e (a slice byte) holds the pairs of its 4/b
+ * pair indices, one copy per 16 bytes for 1 bit, two for 2 bits. Codes of 3
+ * and 4 bits: entry e holds the pair of codes whose slices e holds. Wider
+ * codes: entry c holds code c's value in its low half. */
 template <typename T, int MB, int BITS>
 __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
-  constexpr int ENTRIES = BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS;
-  for (int i = (int)threadIdx.x; i < ENTRIES * 8; i += cfg<MB, BITS>::THREADS) {
-    const int e = i / 8, quarter = i % 8;
-    uint32_t value;
-    if constexpr (BITS <= 4) {
-      int c0, c1;
-      pair_codes<BITS>(e, c0, c1);
-      value = (uint32_t)compute<T>::from_float(p.table[c0]) | ((uint32_t)compute<T>::from_float(p.table[c1]) << 16);
-    } else {
-      value = (uint32_t)compute<T>::from_float(p.table[e]);
+  if constexpr (BITS <= 2) {
+    constexpr int PARTS = 4 / BITS, PAIR_MASK = (1 << (2 * BITS)) - 1;
+    for (int i = (int)threadIdx.x; i < 256 * 16; i += cfg<MB, BITS>::THREADS) {
+      const int e = i / 16, quarter = i % 16;
+      uint32_t v[4];
+#pragma unroll
+      for (int t = 0; t < 4; t++) v[t] = pair_value<T, BITS>(p, (e >> (2 * BITS * (t % PARTS))) & PAIR_MASK);
+      *(uint4 *)(table + e * 256 + quarter * 16) = make_uint4(v[0], v[1], v[2], v[3]);
     }
-    *(uint4 *)(table + e * 256 + quarter * 16) = make_uint4(value, value, value, value);
+  } else {
+    constexpr int ENTRIES = BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS;
+    for (int i = (int)threadIdx.x; i < ENTRIES * 8; i += cfg<MB, BITS>::THREADS) {
+      const int e = i / 8, quarter = i % 8;
+      uint32_t value;
+      if constexpr (BITS <= 4) value = pair_value<T, BITS>(p, e);
+      else value = (uint32_t)compute<T>::from_float(p.table[e]);
+      *(uint4 *)(table + e * 256 + quarter * 16) = make_uint4(value, value, value, value);
+    }
   }
 }
 
@@ -679,7 +759,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
   uint8_t *xbuf = smem;
   uint8_t *entries = smem + (layout.scales - base) + (size_t)warp * R::DEPTH * R::ENTRY;
   const uint32_t ring_lane = ring_of<MB, BITS, ONE_ROW>(layout, warp) + 16u * (uint32_t)lane;
-  const uint32_t table_lane = layout.table | (uint32_t)lane * 4;
+  const uint32_t table_lane = layout.table | table_lane_offset<BITS>(lane);
   const uint8_t *x_lane = x_lane_of<MB>(xbuf, lane);
   const int lo = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x);
   const int hi = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x + 1);
