@@ -129,12 +129,17 @@ static int tiles_whole(const lutmm_cuda_gemm_params *p) {
  * workspace too small for two partial tiles per block gives one block per
  * tile (no partials).
  * At M <= 2, where a cut column's reduction is cheapest (8 partials per
- * round trip), a shape that would leave more than half the SMs idle with
- * columns of at least 64 pairs takes iters/64 instead: on the H100 at
- * M = 1, 8192 x 1024 (16 -> 64 blocks) ran 9-26 % faster and 14336 x 4096
- * (64 -> 132) 7-26 %; 4096 x 4096 (32 pairs: 64 -> 128 blocks) moved
- * -8 % to +1.3 %, so it keeps iters/16, and M = 16 lost 2-45 %
- * (docs/HEURISTICS.md). */
+ * round trip), a shape that would leave more than half the SMs idle
+ * with columns of at least 64 pairs splits finer: iters/32 with one-row
+ * scales, iters/64 with per-slab ones, whose atoms cost more instructions
+ * and so gain from more blocks. Measured on the H100 (NF4): the split
+ * itself made 8192 x 1024 9-26 % and 14336 x 4096 7-26 % faster at M = 1;
+ * iters/32 against iters/64 then took 8192 x 1024 from 16.8 to 15.9 us at
+ * group 128 (M = 2: 17.1 to 16.0) and 14336 x 4096 from 23.7 to 22.9 us,
+ * but at group 32 8192 x 1024 went from 17.3 to 18.6 us (14336 x 4096
+ * gained 5 %). 4096 x 4096 (32 pairs) keeps
+ * iters/16 (iters/64 moved it -8 % to +1.3 %), and M = 16 lost 2-45 % to
+ * the finer split (docs/HEURISTICS.md). */
 static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
   p->mb = lutmm_skinny_mb(m);
@@ -146,7 +151,10 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   p->iters = (g->k_atoms + 1) / 2;
   p->units = p->n_tiles * p->iters;
   int64_t min_units = (p->iters + 15) / 16;
-  if (m <= 2 && p->iters >= 64 && p->units / min_units < s->sm_count / 2) min_units = (p->iters + 63) / 64;
+  if (m <= 2 && p->iters >= 64 && p->units / min_units < s->sm_count / 2) {
+    const int64_t finest = p->atom_one_group ? 32 : 64;
+    min_units = (p->iters + finest - 1) / finest;
+  }
   int64_t grid = p->units / min_units;
   if (grid > s->sm_count) grid = s->sm_count;
   if (grid < 1) grid = 1;
