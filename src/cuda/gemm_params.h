@@ -209,8 +209,6 @@ LUTMM_HD static inline int lutmm_skinny_scales_fit(int one_row, int scale_bytes,
 LUTMM_HD static inline uint32_t lutmm_skinny_table_bytes(int bits) {
   return bits <= 2 ? 65536u : bits <= 4 ? 256u << (2 * bits) : 256u << bits;
 }
-/* Bytes of one entry of the byte table a lane reads: 4/b pairs of 4 bytes. */
-#define LUTMM_SKINNY_BYTE_ENTRY(bits) (16u / (uint32_t)(bits))
 #define LUTMM_SKINNY_TABLE_ALIGN 65536u
 
 /* Where everything lies in the shared window, for a block whose dynamic
