@@ -385,6 +385,12 @@ __device__ __forceinline__ const uint8_t *x_lane_of(const uint8_t *xbuf, int lan
   return xbuf + (lane & 7) * LUTMM_SKINNY_X_ROW_BYTES + 16 * (lane >> 3);
 }
 
+/* The scale row of slab `slab` of k-atom `atom`, counted from the atom's
+ * first (rows past K clamped as scale_row does). */
+__device__ __forceinline__ int slab_scale_row(const lutmm_cuda_gemm_params &p, int atom, int slab) {
+  return (int)(scale_row(p, (int64_t)atom * 64 + 16 * slab) - scale_row(p, (int64_t)atom * 64));
+}
+
 /* n16 block j of one slab: the A fragment of W^T (rows, i.e. columns of W,
  * g and g + 8; k 2q.. and 2q + 8..), which is this lane's pairs 0, 2, 1, 3
  * of the block scaled by their columns' scales, against every m8 block's
@@ -419,6 +425,11 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
   uint32_t w[cfg<MB, BITS>::WORDS];
   if constexpr (PAIRS) read_atom<BITS>(slot_lane, w);
   int held = 0;
+  /* Groups of 16 and 32 rows in an atom wholly inside K (all but the last
+   * atom of a ragged K): slab s's row is (16·s) >> log2(group), no 64-bit
+   * clamped arithmetic per slab. */
+  const int slab_shift =
+      !ONE_ROW && (p.group_log2 == 4 || p.group_log2 == 5) && (int64_t)atom * 64 + 64 <= p.k ? p.group_log2 : -1;
   if (!carry) {
     if (p.scale_dtype != (int)compute<T>::kDtype) convert_scales<T, ONE_ROW>(p, entry, lane);
     scale_pairs(entry, lane, s2);
@@ -436,7 +447,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
       const int slab = kb + h;
       if constexpr (MB == 8) x_slab(xs, slab, xf);
       if (!ONE_ROW && slab > 0) {
-        const int rr = (int)(scale_row(p, (int64_t)atom * 64 + 16 * slab) - scale_row(p, (int64_t)atom * 64));
+        const int rr = slab_shift >= 0 ? (16 * slab) >> slab_shift : slab_scale_row(p, atom, slab);
         if (rr != held) {
           scale_pairs(entry + rr * kScaleRowBytes, lane, s2);
           held = rr;
