@@ -260,6 +260,15 @@ __device__ __forceinline__ int64_t scale_row(const lutmm_cuda_gemm_params &p, in
   return g < p.scale_rows - 1 ? g : p.scale_rows - 1;
 }
 
+/* The value of pair-table entry e (codes of up to 4 bits): T_c of the two
+ * codes whose slices e holds, the first in the low half. */
+template <typename T, int BITS>
+__device__ __forceinline__ uint32_t pair_value(const lutmm_cuda_gemm_params &p, int e) {
+  int c0, c1;
+  pair_codes<BITS>(e, c0, c1);
+  return (uint32_t)compute<T>::from_float(p.table[c0]) | ((uint32_t)compute<T>::from_float(p.table[c1]) << 16);
+}
+
 /* The 16-copy pair table of codes of up to 4 bits, built by the whole block:
  * entry e = (T_c[c0], T_c[c1]) for the codes whose slices e holds, copy L
  * at e·64 + 4L (lane L reads copy L mod 16). */
@@ -267,11 +276,7 @@ template <typename T, int BITS>
 __device__ void build_pair_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
   constexpr int ENTRIES = 1 << (2 * BITS);
   for (int i = (int)threadIdx.x; i < ENTRIES * LUTMM_CUDA_PAIR_COPIES; i += (int)blockDim.x) {
-    const int e = i / LUTMM_CUDA_PAIR_COPIES;
-    int c0, c1;
-    pair_codes<BITS>(e, c0, c1);
-    ((uint32_t *)table)[i] =
-        (uint32_t)compute<T>::from_float(p.table[c0]) | ((uint32_t)compute<T>::from_float(p.table[c1]) << 16);
+    ((uint32_t *)table)[i] = pair_value<T, BITS>(p, i / LUTMM_CUDA_PAIR_COPIES);
   }
 }
 

@@ -640,15 +640,6 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   if (lane == 0) *ticket = 0; /* ready for the next launch */
 }
 
-/* The value of pair-table entry e (codes of up to 4 bits): the two codes
- * whose slices e holds, first in the low half. */
-template <typename T, int BITS>
-__device__ __forceinline__ uint32_t pair_value(const lutmm_cuda_gemm_params &p, int e) {
-  int c0, c1;
-  pair_codes<BITS>(e, c0, c1);
-  return (uint32_t)compute<T>::from_float(p.table[c0]) | ((uint32_t)compute<T>::from_float(p.table[c1]) << 16);
-}
-
 /* The lookup table (lutmm_skinny_table_bytes): entry e at e·256 bytes, its
  * lane copies (table_lane_offset) 128 contiguous bytes for pair and
  * single-code tables, 256 for byte tables, written in 16-byte stores.
