@@ -1,8 +1,9 @@
 /* CUDA GEMM against the reference: exact mode (equal bits) and bound mode
  * over b = 1..8, fp16/bf16 activations, every output dtype, scale dtypes,
  * group sizes 16..K and whole-column, M from 1 to 1000, N and K below, at
- * and above every tile size; plus Stream-K shapes, a small caller workspace,
- * and run-to-run determinism. Exit 77 without a device. */
+ * and above every tile size; plus Stream-K shapes, columns cut many ways,
+ * groups of 16 and 32 over a K that ends inside an atom, a small caller
+ * workspace, and run-to-run determinism. Exit 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,25 @@ static void deep_columns(harness *h) {
     }
 }
 
+/* Groups of 16 and 32 over a K that ends inside an atom: the skinny kernel
+ * finds a slab's scale row by a shift in every atom but the last, where
+ * rows past K are clamped (compute_atom). K = 1056 (g32) and 1040 (g16)
+ * leave 32 and 16 rows in the last atom; M = 1 and 16, 2- and 4-bit codes. */
+static void ragged_slab_rows(harness *h) {
+  uint64_t rng = 13;
+  for (int g = 16; g <= 32; g += 16)
+    for (int bits = 2; bits <= 4; bits += 2)
+      for (int64_t m = 1; m <= 16; m += 15) {
+        gemm_case c = {bits, m, g == 32 ? 1056 : 1040, 320, g, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32,
+                       1, 0, 0, harness_next(&rng)};
+        c.x_dtype = m == 16 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+        run(h, &c);
+        c.exact = 0;
+        c.y_dtype = c.x_dtype;
+        run(h, &c);
+      }
+}
+
 /* A workspace too small for partial tiles forces one block per tile. */
 static void small_workspace(harness *h) {
   void *ws = NULL;
@@ -128,6 +148,7 @@ int main(void) {
   shape_grid(&h);
   stream_k_shapes(&h);
   deep_columns(&h);
+  ragged_slab_rows(&h);
   small_workspace(&h);
   determinism(&h);
   harness_close(&h);
