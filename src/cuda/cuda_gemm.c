@@ -137,7 +137,8 @@ static int tiles_whole(const lutmm_cuda_gemm_params *p) {
  * iters/32 against iters/64 then took 8192 x 1024 from 16.8 to 15.9 us at
  * group 128 (M = 2: 17.1 to 16.0) and 14336 x 4096 from 23.7 to 22.9 us,
  * but at group 32 8192 x 1024 went from 17.3 to 18.6 us (14336 x 4096
- * gained 5 %). 4096 x 4096 (32 pairs) keeps
+ * gained 5 %; both in a build whose M = 1 reduction took 16 partials per
+ * round trip). 4096 x 4096 (32 pairs) keeps
  * iters/16 (iters/64 moved it -8 % to +1.3 %), and M = 16 lost 2-45 % to
  * the finer split (docs/HEURISTICS.md). */
 static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, lutmm_cuda_gemm_params *p) {
