@@ -238,7 +238,8 @@ static cudaError_t launch_skinny_rows(const lutmm_cuda_state *s, const lutmm_wei
 /* The wide kernel (Hopper wgmma): for more than 64 rows of X and codes of
  * up to 4 bits, where the device runs its sm_90a code and at least four
  * stages fit (two units in flight ahead of the one computed and the one
- * whose MMAs may still read X). As many stages as fit, at most 8. Up to
+ * whose MMAs may still read X). As many stages as fit, at most
+ * LUTMM_WIDE_MAX_STAGES. Up to
  * 96 rows of one-row-scale weights of at least 2^27 elements two skinny
  * launches are faster: measured on the H200 (docs/HEURISTICS.md), 1.02-1.35x
  * at M = 72..96 on 8192 x 28672 and 28672 x 8192, while the wide kernel
@@ -248,10 +249,10 @@ static int wide_stages(const lutmm_cuda_state *s, const lutmm_weights *w, const 
                        const lutmm_cuda_gemm_params *p) {
   if (!s->wide || w->params.bits > 4 || a->m <= 64) return 0;
   if (p->atom_one_group && a->m <= 96 && w->params.k * w->params.n >= ((int64_t)1 << 27)) return 0;
-  const size_t table = lutmm_wide_table_bytes(w->params.bits), stage = lutmm_wide_stage_bytes(w->params.bits);
-  if (s->smem_per_block < table + 4 * stage) return 0;
-  const size_t stages = (s->smem_per_block - table) / stage;
-  return stages > MAX_STAGES ? MAX_STAGES : (int)stages;
+  const int bits = w->params.bits;
+  if (s->smem_per_block < lutmm_wide_smem_bytes(bits, 4)) return 0;
+  const size_t stages = (s->smem_per_block - lutmm_wide_smem_bytes(bits, 0)) / lutmm_wide_stage_bytes(bits);
+  return stages > LUTMM_WIDE_MAX_STAGES ? LUTMM_WIDE_MAX_STAGES : (int)stages;
 }
 
 /* One block per multiprocessor over (m-tile, n-tile, k-atom) units, m

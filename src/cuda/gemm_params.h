@@ -112,14 +112,17 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
 }
 
 /* ---- The wide kernel (Hopper wgmma, M > 64, codes of 1..4 bits):
- * docs/HEURISTICS.md. Two warpgroups of four warps; each warpgroup owns
- * LUTMM_WIDE_COLS atom columns of a tile of LUTMM_WIDE_TILE_M X rows ×
- * LUTMM_WIDE_TILE_N W columns; a unit is one k-atom of a tile. A stage
- * holds the unit's X, its atoms and up to four scale rows. */
-#define LUTMM_WIDE_THREADS 256
+ * docs/HEURISTICS.md. Two warpgroups of four MMA warps and a producer
+ * warpgroup (one warp of it copies); each warpgroup owns LUTMM_WIDE_COLS atom columns of a tile of
+ * LUTMM_WIDE_TILE_M X rows × LUTMM_WIDE_TILE_N W columns; a unit is one
+ * k-atom of a tile. A stage holds the unit's X, its atoms and up to four
+ * scale rows; shared memory starts with two barriers per stage. */
+#define LUTMM_WIDE_THREADS 384
 #define LUTMM_WIDE_COLS 2
 #define LUTMM_WIDE_TILE_M 128
 #define LUTMM_WIDE_TILE_N 256
+#define LUTMM_WIDE_MAX_STAGES 8
+#define LUTMM_WIDE_BARRIER_BYTES (2 * LUTMM_WIDE_MAX_STAGES * 8)
 #define LUTMM_WIDE_X_BYTES (LUTMM_WIDE_TILE_M * 64 * 2)
 #define LUTMM_WIDE_SCALE_BYTES (4 * LUTMM_WIDE_TILE_N * 4)
 
@@ -128,7 +131,7 @@ LUTMM_HD static inline size_t lutmm_wide_stage_bytes(int bits) {
   return (size_t)LUTMM_WIDE_X_BYTES + (size_t)(LUTMM_WIDE_TILE_N / 64) * 512u * (size_t)bits + LUTMM_WIDE_SCALE_BYTES;
 }
 LUTMM_HD static inline size_t lutmm_wide_smem_bytes(int bits, int stages) {
-  return lutmm_wide_table_bytes(bits) + (size_t)stages * lutmm_wide_stage_bytes(bits);
+  return LUTMM_WIDE_BARRIER_BYTES + lutmm_wide_table_bytes(bits) + (size_t)stages * lutmm_wide_stage_bytes(bits);
 }
 
 /* ---- The skinny kernel (M <= 64 per launch, codes of 1..8 bits): docs/HEURISTICS.md.

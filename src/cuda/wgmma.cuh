@@ -42,7 +42,22 @@ __device__ __forceinline__ void wgmma_wait() {
 /* Makes this thread's generic-proxy writes to shared memory (cp.async,
  * stores) visible to wgmma's reads of it. */
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+/* Moves registers between warpgroups (every warp of the warpgroup runs
+ * it): release lowers this warpgroup's count to N a thread, claim raises it
+ * to N once others have released enough. */
+template <int N>
+__device__ __forceinline__ void registers_release() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N>
+__device__ __forceinline__ void registers_claim() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
 #else
+template <int N>
+__device__ __forceinline__ void registers_release() { __trap(); }
+template <int N>
+__device__ __forceinline__ void registers_claim() { __trap(); }
 __device__ __forceinline__ void wgmma_fence() { __trap(); }
 __device__ __forceinline__ void wgmma_commit() { __trap(); }
 template <int N>

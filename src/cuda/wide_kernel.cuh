@@ -2,15 +2,21 @@
  * (M > 64), codes of 1..4 bits.
  *
  * The product runs transposed, as in the skinny kernel: Y^T = W^T X^T. A
- * block has two warpgroups; each owns COLS 64-column atom columns of the
- * tile, and warp j of a warpgroup dequantizes n16 block j of each of them:
- * the four pair values a lane looks up for one 16-row slab are exactly its
- * rows of the wgmma A operand (16 rows per warp, mma.m16n8k16's A layout),
- * so the weights never go back to shared memory. X^T, the B operand, is
- * read by the tensor cores straight from the stage that cp.async filled
- * (core-matrix order, no swizzle). One wgmma.m64n128k16 per column and
- * slab then multiplies each dequantized weight by 128 rows of X, and the
- * dequantization of the next slab overlaps it.
+ * block has three warpgroups. One warp of the third is the producer: it
+ * copies each unit's X, atoms and scales into a ring of stages with
+ * cp.async and no other work, so that neither the copies' issue nor their
+ * address registers sit in the MMA warps. The two MMA warpgroups each own
+ * COLS 64-column atom columns of the tile, and warp j of a warpgroup
+ * dequantizes n16 block j of each of them: the four pair values a lane
+ * looks up for one 16-row slab are exactly its rows of the wgmma A operand
+ * (16 rows per warp, mma.m16n8k16's A layout), so the weights never go
+ * back to shared memory. X^T, the B operand, is read by the tensor cores
+ * straight from the stage (core-matrix order, no swizzle). One
+ * wgmma.m64n128k16 per column and slab then multiplies each dequantized
+ * weight by 128 rows of X, and the dequantization of the next slab
+ * overlaps it. Stages change hands through mbarriers (mbarrier.cuh): a
+ * stage's `full` barrier completes when the producer's copies into it have
+ * landed, its `empty` barrier when all eight MMA warps are done with it.
  *
  * Work is a Stream-K range of units (tile, k-atom) per block with the
  * tiled kernel's conventions: a tile the block covers whole goes to Y, a
@@ -21,12 +27,19 @@
 
 #include "gemm_device.cuh"
 #include "gemm_params.h"
+#include "mbarrier.cuh"
 #include "wgmma.cuh"
 
 namespace lutmm_kernels {
 namespace wide {
 
-constexpr int THREADS = LUTMM_WIDE_THREADS;
+constexpr int THREADS = LUTMM_WIDE_THREADS; /* two MMA warpgroups and the producer's */
+constexpr int CONSUMER_WARPS = 8;
+/* A thread's registers after the split, from the block's 384 × 168 (its
+ * launch bounds): 2 × 128 × 216 + 128 × 72 = 64512. */
+constexpr int CONSUMER_REGISTERS = 216;
+constexpr int PRODUCER_REGISTERS = 72;
+static_assert(2 * 128 * CONSUMER_REGISTERS + 128 * PRODUCER_REGISTERS <= THREADS * 168, "the block's registers");
 constexpr int COLS = LUTMM_WIDE_COLS;          /* atom columns per warpgroup */
 constexpr int TILE_M = LUTMM_WIDE_TILE_M;      /* X rows of a tile: wgmma's N */
 constexpr int TILE_N = LUTMM_WIDE_TILE_N;      /* W columns of a tile */
@@ -46,105 +59,110 @@ struct stage_layout {
   static constexpr uint32_t ROW = TILE_N * 4;
 };
 
-/* X of unit s into the stage, element by element: the path for X rows not
- * on 16-byte boundaries (rows past M and K zero). */
-__device__ __forceinline__ void load_x_unaligned(const lutmm_cuda_gemm_params &p, const unit_site &s, uint8_t *x) {
-  for (int v = (int)threadIdx.x; v < TILE_M * 8; v += THREADS) {
+/* X of unit s into the stage, element by element, by the producer warp:
+ * the path for X rows not on 16-byte boundaries (rows past M and K zero). */
+__device__ __forceinline__ void load_x_unaligned(const lutmm_cuda_gemm_params &p, const unit_site &s, uint8_t *x,
+                                                 int lane) {
+  for (int v = lane; v < TILE_M * 8; v += 32) {
     const int r = v / 8, c = v % 8;
     *(uint4 *)(x + c * TILE_M * 16 + r * 16) = x_chunk8(p, s.mt * TILE_M + r, s.it * 64 + 8 * c);
   }
 }
 
-/* The scale rows of the unit's 64 K rows (one when every atom lies in one
- * group), TILE_N stored scales each; columns past n_pad are zeros. At most
- * 4 rows × 64 vectors: one per thread. */
-template <int BITS, bool ONE_ROW>
-__device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, const unit_site &s, uint8_t *scales) {
-  const int64_t r0 = scale_row(p, s.it * 64);
-  const int rows = ONE_ROW ? 1 : (int)(scale_row(p, s.it * 64 + 48) - r0) + 1;
-  const int log2_elem = p.scale_dtype == LUTMM_DTYPE_F32 ? 2 : 1;
-  const int log2_vpr = 8 + log2_elem - 4; /* 16-byte vectors per row of TILE_N = 256 scales */
-  const int v = (int)threadIdx.x;
-  static_assert(THREADS >= 4 * 64, "one scale vector per thread");
-  if (v >= rows << log2_vpr) return;
-  const int r = v >> log2_vpr, c = v & ((1 << log2_vpr) - 1);
-  const int64_t col = s.nt * TILE_N + ((int64_t)c << (4 - log2_elem));
-  const bool ok = col < p.n_pad;
-  const uint8_t *src = (const uint8_t *)p.scales + (((r0 + r) * p.n_pad + col) << log2_elem);
-  cp_async16(scales + r * stage_layout<BITS>::ROW + c * 16, ok ? src : (const uint8_t *)p.scales, ok ? 16 : 0);
+/* A 16-byte copy into shared memory, zeros when !ok (nothing is read). */
+__device__ __forceinline__ void copy16(uint32_t dst, const uint8_t *src, bool ok, const void *any) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(ok ? src : any), "r"(ok ? 16 : 0));
 }
 
-/* What this thread copies into a stage for each unit of one tile: X
- * vectors (row t/8 + i·THREADS/8, k chunk t % 8) and atom vectors
- * (t + i·THREADS of the unit's ATOMS·32·BITS), held as global addresses
- * at k-atom 0 that move by a constant per k-atom, so a unit's copies need
- * no index arithmetic. */
+/* The producer warp's copies of one tile's units into stages (stage_layout).
+ * Lane L copies X chunk L % 8 of rows L/8 + 4i, and vector q of lane L of
+ * each atom; all of them are global addresses at k-atom 0 that move by a
+ * constant per k-atom, so a unit's copies need little index arithmetic. */
 template <int BITS>
-struct loader {
-  static constexpr int XV = TILE_M * 8 / THREADS;
-  static constexpr int WV = (ATOMS * 32 * BITS + THREADS - 1) / THREADS;
-  static_assert(TILE_M * 8 % THREADS == 0, "X vectors divide among the threads");
-  const uint8_t *x[XV];
-  bool x_ok[XV];
-  const uint8_t *w[WV];
-  uint32_t w_step[WV]; /* bytes from one k-atom of a plane to the next */
-  bool w_ok[WV];
+struct producer {
+  static constexpr int X_ROWS = TILE_M / 4; /* X rows per lane */
+  const uint8_t *x;                         /* row L/8 of the tile, chunk L % 8 */
+  int64_t x_row_bytes;                      /* from one of the lane's rows to the next (4 rows) */
+  int x_rows_ok;                            /* of the lane's rows, those before M */
+  const uint8_t *w[ATOMS][slices<BITS>::count];
+  bool w_ok[ATOMS];
 
-  __device__ __forceinline__ void enter_tile(const lutmm_cuda_gemm_params &p, const unit_site &s) {
-    const int t = (int)threadIdx.x;
+  __device__ __forceinline__ void enter_tile(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane) {
+    const int64_t row0 = s.mt * TILE_M + lane / 8;
+    x_rows_ok = row0 >= p.m ? 0 : (int)((p.m - row0 + 3) / 4);
+    x_row_bytes = 4 * p.k * 2;
+    x = (const uint8_t *)p.x + ((x_rows_ok > 0 ? row0 : 0) * p.k + 8 * (lane % 8)) * 2;
 #pragma unroll
-    for (int i = 0; i < XV; i++) {
-      const int64_t row = s.mt * TILE_M + t / 8 + THREADS / 8 * i;
-      x_ok[i] = row < p.m;
-      x[i] = (const uint8_t *)p.x + ((x_ok[i] ? row : 0) * p.k + 8 * (t % 8)) * 2;
-    }
-#pragma unroll
-    for (int i = 0; i < WV; i++) {
-      const int v = t + THREADS * i;
-      const int a = v / (32 * BITS), q = (v / 32) % BITS, lane = v % 32;
-      int sl = 0; /* the plane of vector q: shift <= q < shift + width */
-#pragma unroll
-      for (int u = 1; u < slices<BITS>::count; u++)
-        if (q >= slices<BITS>::shift(u)) sl = u;
-      const int width = slices<BITS>::width(sl), c = q - slices<BITS>::shift(sl);
+    for (int a = 0; a < ATOMS; a++) {
       const int64_t column = s.nt * ATOMS + a;
-      w_ok[i] = v < ATOMS * 32 * BITS && column < p.n_atoms;
-      w_step[i] = 512u * (uint32_t)width;
-      w[i] = p.planes + p.plane_offset[sl] + ((w_ok[i] ? column : 0) * p.k_atoms * 32 * width + 32 * c + lane) * 16;
+      w_ok[a] = column < p.n_atoms;
+#pragma unroll
+      for (int sl = 0; sl < slices<BITS>::count; sl++) {
+        const int width = slices<BITS>::width(sl);
+        w[a][sl] = p.planes + p.plane_offset[sl] + ((w_ok[a] ? column : 0) * p.k_atoms * 32 * width + lane) * 16;
+      }
     }
   }
 
-  /* The unit's X and atoms into a stage (stage_layout). */
-  __device__ __forceinline__ void issue(const lutmm_cuda_gemm_params &p, const unit_site &s, uint8_t *stage) const {
-    const int t = (int)threadIdx.x;
+  /* The unit's X, atoms and scale rows into a stage; the stage's `full`
+   * barrier gets this lane's arrival once they have landed. */
+  template <bool ONE_ROW>
+  __device__ __forceinline__ void fill(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane, uint8_t *stage,
+                                       uint32_t full) const {
+    using L = stage_layout<BITS>;
+    const uint32_t base = smem_address(stage);
     if (p.x_vector) {
-      const bool k_ok = s.it * 64 + 8 * (t % 8) < p.k;
+      const bool k_ok = s.it * 64 + 8 * (lane % 8) < p.k;
+      const uint8_t *src = x + s.it * 128;
+      const uint32_t dst = base + L::X + (lane % 8) * TILE_M * 16 + (lane / 8) * 16;
 #pragma unroll
-      for (int i = 0; i < XV; i++) {
-        const bool ok = x_ok[i] && k_ok;
-        cp_async16(stage + stage_layout<BITS>::X + (t % 8) * TILE_M * 16 + (t / 8 + THREADS / 8 * i) * 16,
-                   ok ? x[i] + s.it * 128 : (const uint8_t *)p.x, ok ? 16 : 0);
-      }
-    } else {
-      load_x_unaligned(p, s, stage + stage_layout<BITS>::X);
+      for (int i = 0; i < X_ROWS; i++) copy16(dst + 64 * i, src + i * x_row_bytes, k_ok && i < x_rows_ok, p.x);
     }
 #pragma unroll
-    for (int i = 0; i < WV; i++) {
-      const int v = t + THREADS * i;
-      if (ATOMS * 32 * BITS % THREADS != 0 && v >= ATOMS * 32 * BITS) break;
-      const int a = v / (32 * BITS), q = (v / 32) % BITS, lane = v % 32;
-      cp_async16(stage + stage_layout<BITS>::W + a * stage_layout<BITS>::ATOM + 512 * q + 16 * lane,
-                 w_ok[i] ? w[i] + (size_t)s.it * w_step[i] : p.planes, w_ok[i] ? 16 : 0);
+    for (int a = 0; a < ATOMS; a++)
+#pragma unroll
+      for (int sl = 0; sl < slices<BITS>::count; sl++) {
+        const int width = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
+        const uint8_t *src = w[a][sl] + (size_t)s.it * 512 * width;
+#pragma unroll
+        for (int c = 0; c < width; c++)
+          copy16(base + L::W + a * L::ATOM + 512 * (sh + c) + 16 * lane, src + 512 * c, w_ok[a], p.planes);
+      }
+    fill_scales<ONE_ROW>(p, s, lane, base + L::SCALES);
+    if (p.x_vector) {
+      mbarrier_arrive_after_copies(full);
+      return;
+    }
+    /* X by plain stores: they and the copies must be done and visible to
+     * the MMAs' proxy before this lane's arrival (the slow path). */
+    load_x_unaligned(p, s, stage + L::X, lane);
+    cp_async_wait(0);
+    fence_async_shared();
+    mbarrier_arrive(full);
+  }
+
+  /* The scale rows of the unit's 64 K rows (one when every atom lies in one
+   * group), TILE_N stored scales each; columns past n_pad are zeros. At
+   * most 4 rows × 64 vectors. */
+  template <bool ONE_ROW>
+  __device__ __forceinline__ void fill_scales(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane,
+                                              uint32_t dst) const {
+    const int64_t r0 = scale_row(p, s.it * 64);
+    const int rows = ONE_ROW ? 1 : (int)(scale_row(p, s.it * 64 + 48) - r0) + 1;
+    const int log2_elem = p.scale_dtype == LUTMM_DTYPE_F32 ? 2 : 1;
+    const int log2_vpr = 8 + log2_elem - 4; /* 16-byte vectors per row of TILE_N = 256 scales */
+    static_assert(TILE_N == 256, "scale rows of 256 scales");
+#pragma unroll
+    for (int i = 0; i < (ONE_ROW ? 2 : 8); i++) {
+      const int v = lane + 32 * i;
+      if (v >= rows << log2_vpr) break;
+      const int r = v >> log2_vpr, c = v & ((1 << log2_vpr) - 1);
+      const int64_t col = s.nt * TILE_N + ((int64_t)c << (4 - log2_elem));
+      const uint8_t *src = (const uint8_t *)p.scales + (((r0 + r) * p.n_pad + col) << log2_elem);
+      copy16(dst + r * stage_layout<BITS>::ROW + c * 16, src, col < p.n_pad, p.scales);
     }
   }
 };
-
-template <int BITS, bool ONE_ROW>
-__device__ __forceinline__ void fill_stage(const lutmm_cuda_gemm_params &p, const loader<BITS> &load,
-                                           const unit_site &s, uint8_t *stage) {
-  load.issue(p, s, stage);
-  load_scales<BITS, ONE_ROW>(p, s, stage + stage_layout<BITS>::SCALES);
-}
 
 /* Pair index word of n16 block j in slab `slab` of an atom (this lane's
  * words at atom_lane + 512q + 4i): byte i is the index of the lane's pair
@@ -182,45 +200,80 @@ __device__ __forceinline__ void scale_pair(const lutmm_cuda_gemm_params &p, cons
   hi = (uint32_t)scale_in<T>(row, column + 8, p.scale_dtype) * 0x10001u;
 }
 
+/* The unscaled pairs of one slab for this warp's columns, in A-fragment
+ * order: rows g, g + 8 (columns of W) × k 2q.., 2q + 8.. are pairs 0, 2,
+ * 1, 3 of the index word. */
+__device__ __forceinline__ void lookup_slab(const uint8_t *lane_table, const uint32_t (&index)[COLS],
+                                            uint32_t (&pairs)[COLS][4]) {
+#pragma unroll
+  for (int cc = 0; cc < COLS; cc++) {
+    pairs[cc][0] = lookup(lane_table, index[cc], 0);
+    pairs[cc][1] = lookup(lane_table, index[cc], 2);
+    pairs[cc][2] = lookup(lane_table, index[cc], 1);
+    pairs[cc][3] = lookup(lane_table, index[cc], 3);
+  }
+}
+
+/* This warp's scales of slab `slab` for its columns (scale_pair). */
+template <typename T, int BITS, bool ONE_ROW>
+__device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *scales,
+                                            int slab, int wg, int j, int lane, uint32_t (&lo)[COLS],
+                                            uint32_t (&hi)[COLS]) {
+  const int r = ONE_ROW ? 0 : (int)(scale_row(p, s.it * 64 + 16 * slab) - scale_row(p, s.it * 64));
+#pragma unroll
+  for (int cc = 0; cc < COLS; cc++) scale_pair<T, BITS>(p, scales, r, wg * COLS + cc, j, lane, lo[cc], hi[cc]);
+}
+
 /* One unit: for each slab, this warp's A fragments of its COLS columns,
- * then one wgmma per column into acc. Each slab's group may run on while
- * the next slab is dequantized; a register buffer is reused only after the
- * group that read it completed (wait for all but the latest group). */
+ * then one wgmma per column into acc. With one-row scales and codes of one
+ * slice plane (1, 2 or 4 bits) the shared-memory reads run a slab ahead,
+ * since the MMA fences keep the compiler from moving them: every index
+ * word of the unit first, then the lookups of slab s + 1 before the
+ * fragments of slab s are scaled and multiplied. For 3-bit codes and
+ * per-slab scales that ran slower (more registers, spills), so they read
+ * each slab's words when it comes. Each slab's group may run on while the
+ * next is prepared; a fragment buffer is reused only after the group that
+ * read it completed (wait for all but the latest group). */
 template <typename T, int BITS, bool ONE_ROW>
 __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *stage,
                                              const uint8_t *lane_table, int wg, int j, int lane,
                                              float (&acc)[COLS][ACC]) {
   using L = stage_layout<BITS>;
+  constexpr bool AHEAD = ONE_ROW && slices<BITS>::count == 1;
   const uint8_t *scales = stage + L::SCALES;
-  const int64_t r0 = ONE_ROW ? 0 : scale_row(p, s.it * 64);
-  uint32_t s_lo[COLS], s_hi[COLS];
-#pragma unroll
-  for (int cc = 0; cc < COLS; cc++) scale_pair<T, BITS>(p, scales, 0, wg * COLS + cc, j, lane, s_lo[cc], s_hi[cc]);
+  const uint8_t *atoms_lane = stage + L::W + wg * COLS * L::ATOM + 16 * lane;
   const uint32_t x_base = smem_address(stage + L::X);
-  uint32_t a[2][COLS][4];
+  uint32_t index[4][COLS], s_lo[COLS], s_hi[COLS], pairs[2][COLS][4], a[2][COLS][4];
+  slab_scales<T, BITS, ONE_ROW>(p, s, scales, 0, wg, j, lane, s_lo, s_hi);
+  if (AHEAD) {
+#pragma unroll
+    for (int slab = 0; slab < 4; slab++)
+#pragma unroll
+      for (int cc = 0; cc < COLS; cc++) index[slab][cc] = pair_index<BITS>(atoms_lane + cc * L::ATOM, slab, j);
+    lookup_slab(lane_table, index[0], pairs[0]);
+  }
 #pragma unroll
   for (int slab = 0; slab < 4; slab++) {
-    if (!ONE_ROW && slab > 0) {
-      const int r = (int)(scale_row(p, s.it * 64 + 16 * slab) - r0);
+    const int now = slab % 2;
+    if (AHEAD && slab < 3) lookup_slab(lane_table, index[slab + 1], pairs[(slab + 1) % 2]);
+    if (!ONE_ROW && slab > 0) slab_scales<T, BITS, ONE_ROW>(p, s, scales, slab, wg, j, lane, s_lo, s_hi);
+    if (!AHEAD) {
 #pragma unroll
-      for (int cc = 0; cc < COLS; cc++) scale_pair<T, BITS>(p, scales, r, wg * COLS + cc, j, lane, s_lo[cc], s_hi[cc]);
+      for (int cc = 0; cc < COLS; cc++) index[slab][cc] = pair_index<BITS>(atoms_lane + cc * L::ATOM, slab, j);
+      lookup_slab(lane_table, index[slab], pairs[now]);
     }
 #pragma unroll
     for (int cc = 0; cc < COLS; cc++) {
-      const uint8_t *atom_lane = stage + L::W + (wg * COLS + cc) * L::ATOM + 16 * lane;
-      const uint32_t index = pair_index<BITS>(atom_lane, slab, j);
-      uint32_t(&f)[4] = a[slab % 2][cc];
-      /* rows g, g + 8 (columns of W) × k 2q.., 2q + 8..: pairs 0, 2, 1, 3 */
-      f[0] = compute<T>::mul2(lookup(lane_table, index, 0), s_lo[cc]);
-      f[1] = compute<T>::mul2(lookup(lane_table, index, 2), s_hi[cc]);
-      f[2] = compute<T>::mul2(lookup(lane_table, index, 1), s_lo[cc]);
-      f[3] = compute<T>::mul2(lookup(lane_table, index, 3), s_hi[cc]);
+      a[now][cc][0] = compute<T>::mul2(pairs[now][cc][0], s_lo[cc]);
+      a[now][cc][1] = compute<T>::mul2(pairs[now][cc][1], s_hi[cc]);
+      a[now][cc][2] = compute<T>::mul2(pairs[now][cc][2], s_lo[cc]);
+      a[now][cc][3] = compute<T>::mul2(pairs[now][cc][3], s_hi[cc]);
     }
     /* X^T of the slab: k chunks 2·slab and 2·slab + 1, every row */
     const uint64_t desc = wgmma_descriptor(x_base + 2u * (uint32_t)slab * TILE_M * 16u, TILE_M * 16u, 128u);
     wgmma_fence();
 #pragma unroll
-    for (int cc = 0; cc < COLS; cc++) wgmma_m64k16<T, TILE_M>::run(acc[cc], a[slab % 2][cc], desc);
+    for (int cc = 0; cc < COLS; cc++) wgmma_m64k16<T, TILE_M>::run(acc[cc], a[now][cc], desc);
     wgmma_commit();
     wgmma_wait<1>();
   }
@@ -248,6 +301,65 @@ __device__ inline void store_segment(const lutmm_cuda_gemm_params &p, const unit
     }
 }
 
+/* The producer warp: fills stage (u − lo) mod stages with unit u once the
+ * MMAs of the unit that last used it are done (its `empty` barrier). */
+template <int BITS, bool ONE_ROW>
+__device__ __forceinline__ void produce(const lutmm_cuda_gemm_params &p, int64_t lo, int64_t hi, uint8_t *stages,
+                                        uint32_t full, uint32_t empty, int lane) {
+  const size_t stage_bytes = lutmm_wide_stage_bytes(BITS);
+  unit_site s = site_of(p, lo);
+  producer<BITS> load;
+  load.enter_tile(p, s, lane);
+  int stage = 0;
+  uint32_t round = 0;
+  for (int64_t u = lo; u < hi; u++) {
+    if (round > 0) mbarrier_wait(empty + 8 * stage, (round - 1) & 1);
+    load.template fill<ONE_ROW>(p, s, lane, stages + (size_t)stage * stage_bytes, full + 8 * stage);
+    if (++stage == p.stages) stage = 0, round++;
+    advance(p, s);
+    if (s.it == 0) load.enter_tile(p, s, lane);
+  }
+  cp_async_wait(0);
+}
+
+/* A consumer warp (two warpgroups of four): computes every unit of the
+ * range as its stage lands, and gives a stage back once the MMAs that read
+ * it are done: those of unit u − 1 are when unit u's compute returns (it
+ * waits for all but its own latest group). */
+template <typename T, int BITS, bool ONE_ROW>
+__device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t lo, int64_t hi,
+                                        const uint8_t *stages, const uint8_t *table, uint32_t full, uint32_t empty,
+                                        int warp, int lane) {
+  const int wg = warp / 4, j = warp % 4;
+  const size_t stage_bytes = lutmm_wide_stage_bytes(BITS);
+  const uint8_t *lane_table = table + 4 * (lane % LUTMM_CUDA_PAIR_COPIES);
+  float acc[COLS][ACC];
+  zero_floats(acc);
+  unit_site at = site_of(p, lo);
+  int64_t segment_start = lo;
+  int stage = 0, previous = -1;
+  uint32_t round = 0;
+  for (int64_t u = lo; u < hi; u++) {
+    mbarrier_wait(full + 8 * stage, round & 1);
+    fence_async_shared(); /* the copies (generic proxy) before the MMAs' reads */
+    compute_unit<T, BITS, ONE_ROW>(p, at, stages + (size_t)stage * stage_bytes, lane_table, wg, j, lane, acc);
+    if (previous >= 0) {
+      __syncwarp();
+      if (lane == 0) mbarrier_arrive(empty + 8 * previous);
+    }
+    if (at.it == p.iters - 1 || u == hi - 1) {
+      wgmma_wait<0>();
+      store_segment(p, at, segment_slot(p, at, segment_start, lo), wg, j, lane, acc);
+      zero_floats(acc);
+      segment_start = u + 1;
+    }
+    previous = stage;
+    if (++stage == p.stages) stage = 0, round++;
+    advance(p, at);
+  }
+  wgmma_wait<0>();
+}
+
 template <typename T, int BITS, bool ONE_ROW>
 __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
 #if !LUTMM_HAVE_WGMMA
@@ -255,55 +367,29 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
 #else
   extern __shared__ __align__(128) uint8_t smem[];
   const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
-  const int wg = warp / 4, j = warp % 4;
-  uint8_t *table = smem;
-  uint8_t *stages = smem + lutmm_wide_table_bytes(BITS);
-  const size_t stage_bytes = lutmm_wide_stage_bytes(BITS);
-  const uint8_t *lane_table = table + 4 * (lane % LUTMM_CUDA_PAIR_COPIES);
+  /* stage s's barriers: full at full + 8s (the producer's 32 lanes arrive
+   * when its copies land), empty at empty + 8s (the 8 MMA warps arrive) */
+  const uint32_t full = smem_address(smem), empty = full + 8 * LUTMM_WIDE_MAX_STAGES;
+  uint8_t *table = smem + LUTMM_WIDE_BARRIER_BYTES;
+  uint8_t *stages = table + lutmm_wide_table_bytes(BITS);
+  if (threadIdx.x == 0)
+    for (int s = 0; s < p.stages; s++) {
+      mbarrier_init(full + 8 * s, 32);
+      mbarrier_init(empty + 8 * s, CONSUMER_WARPS);
+    }
   build_pair_table<T, BITS>(p, table);
-
+  __syncthreads();
   const int64_t lo = lutmm_cuda_range_start(p.units, p.grid, blockIdx.x);
   const int64_t hi = lutmm_cuda_range_start(p.units, p.grid, blockIdx.x + 1);
-  /* Units run ahead by AHEAD = stages − 2: a stage is refilled two units
-   * after it was computed, when no wgmma of any warpgroup still reads it
-   * (each waits for all but its latest group before the next unit). */
-  const int ahead = p.stages - 2;
-  unit_site load_site = site_of(p, lo), at = load_site;
-  loader<BITS> load;
-  load.enter_tile(p, load_site);
-  for (int s = 0; s < ahead; s++) {
-    if (lo + s < hi) fill_stage<BITS, ONE_ROW>(p, load, load_site, stages + (size_t)s * stage_bytes);
-    cp_async_commit();
-    advance(p, load_site);
-    if (load_site.it == 0) load.enter_tile(p, load_site);
+  /* Registers move from the producer warpgroup, where one warp copies and
+   * three leave, to the MMA warpgroups' 128 accumulators a thread. */
+  if (warp >= CONSUMER_WARPS) {
+    registers_release<PRODUCER_REGISTERS>();
+    if (warp == CONSUMER_WARPS) produce<BITS, ONE_ROW>(p, lo, hi, stages, full, empty, lane);
+  } else {
+    registers_claim<CONSUMER_REGISTERS>();
+    consume<T, BITS, ONE_ROW>(p, lo, hi, stages, table, full, empty, warp, lane);
   }
-  float acc[COLS][ACC];
-  zero_floats(acc);
-  int64_t segment_start = lo;
-  int read_stage = 0, write_stage = ahead;
-  for (int64_t u = lo; u < hi; u++) {
-    /* This unit's copies landed (this thread's), are visible to the async
-     * proxy, and everyone's are (the barrier); the table too, at first. */
-    cp_async_wait(ahead - 1);
-    fence_async_shared();
-    __syncthreads();
-    if (u + ahead < hi) fill_stage<BITS, ONE_ROW>(p, load, load_site, stages + (size_t)write_stage * stage_bytes);
-    cp_async_commit();
-    advance(p, load_site);
-    if (load_site.it == 0) load.enter_tile(p, load_site);
-    compute_unit<T, BITS, ONE_ROW>(p, at, stages + (size_t)read_stage * stage_bytes, lane_table, wg, j, lane, acc);
-    read_stage = read_stage + 1 == p.stages ? 0 : read_stage + 1;
-    write_stage = write_stage + 1 == p.stages ? 0 : write_stage + 1;
-    if (at.it == p.iters - 1 || u == hi - 1) {
-      wgmma_wait<0>();
-      store_segment(p, at, segment_slot(p, at, segment_start, lo), wg, j, lane, acc);
-      zero_floats(acc);
-      segment_start = u + 1;
-    }
-    advance(p, at);
-  }
-  wgmma_wait<0>();
-  cp_async_wait(0);
 #endif
 }
 

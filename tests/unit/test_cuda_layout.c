@@ -91,7 +91,9 @@ static void scale_entries(void) {
  * (TILE_N/64 atoms × 32 lanes × bits 16-byte words), four fp32 scale rows
  * of TILE_N, the pair table (2^(2b) entries × 16 copies × 4 bytes). */
 static void wide_layout(void) {
-  CHECK(LUTMM_WIDE_TILE_N == 64 * LUTMM_WIDE_COLS * (LUTMM_WIDE_THREADS / 128)); /* a warpgroup per COLS columns */
+  /* a warpgroup per COLS columns, and the producer's */
+  CHECK(LUTMM_WIDE_TILE_N == 64 * LUTMM_WIDE_COLS * (LUTMM_WIDE_THREADS / 128 - 1));
+  CHECK(LUTMM_WIDE_BARRIER_BYTES >= 2 * 8 * LUTMM_WIDE_MAX_STAGES && LUTMM_WIDE_BARRIER_BYTES % 128 == 0);
   CHECK(LUTMM_WIDE_TILE_M % 8 == 0 && LUTMM_WIDE_TILE_M <= 256); /* wgmma's N */
   CHECK(LUTMM_WIDE_X_BYTES >= LUTMM_WIDE_TILE_M * 64 * 2);
   CHECK(LUTMM_WIDE_SCALE_BYTES >= 4 * LUTMM_WIDE_TILE_N * 4);
@@ -101,7 +103,7 @@ static void wide_layout(void) {
     CHECK(stage >= (size_t)LUTMM_WIDE_X_BYTES + atoms + LUTMM_WIDE_SCALE_BYTES);
     CHECK(table >= ((size_t)4 << (2 * bits)) * 16u);
     CHECK(stage % 16 == 0 && table % 16 == 0); /* cp.async and wgmma descriptors take 16-byte addresses */
-    CHECK(lutmm_wide_smem_bytes(bits, 4) >= table + 4 * stage);
+    CHECK(lutmm_wide_smem_bytes(bits, 4) >= LUTMM_WIDE_BARRIER_BYTES + table + 4 * stage);
     if (lutmm_wide_smem_bytes(bits, 4) > HOPPER_BLOCK_LIMIT)
       unit_fail(__FILE__, __LINE__, "bits %d: four stages need %zu bytes, over the Hopper limit", bits,
                 lutmm_wide_smem_bytes(bits, 4));

@@ -1,0 +1,50 @@
+/* Shared-memory barriers with phases (mbarrier, sm_90 code of the wide
+ * kernel only): its producer warp tells the MMA warpgroups that a stage has
+ * landed, and they tell it that the stage may be refilled, without a
+ * block-wide barrier. Outside sm_90a code the operations trap, as the
+ * warpgroup MMAs do (wgmma.cuh). */
+#ifndef LUTMM_CUDA_MBARRIER_CUH
+#define LUTMM_CUDA_MBARRIER_CUH
+
+#include <stdint.h>
+
+#include "wgmma.cuh"
+
+namespace lutmm_kernels {
+
+#if LUTMM_HAVE_WGMMA
+/* A barrier whose phase completes after `count` arrivals. */
+__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+/* One arrival, releasing this thread's earlier memory operations. */
+__device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* One arrival, made by the copy engine once every cp.async this thread
+ * issued before it has landed (noinc: the arrival is one of the `count`). */
+__device__ __forceinline__ void mbarrier_arrive_after_copies(uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* Waits until the phase of parity `parity` has completed (acquire). */
+__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
+  asm volatile(
+      "{\n.reg .pred done;\nLUTMM_MBARRIER_WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra LUTMM_MBARRIER_WAIT;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+#else
+__device__ __forceinline__ void mbarrier_init(uint32_t, uint32_t) { __trap(); }
+__device__ __forceinline__ void mbarrier_arrive(uint32_t) { __trap(); }
+__device__ __forceinline__ void mbarrier_arrive_after_copies(uint32_t) { __trap(); }
+__device__ __forceinline__ void mbarrier_wait(uint32_t, uint32_t) { __trap(); }
+#endif
+
+}  // namespace lutmm_kernels
+
+#endif
