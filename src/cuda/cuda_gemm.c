@@ -239,16 +239,10 @@ static cudaError_t launch_skinny_rows(const lutmm_cuda_state *s, const lutmm_wei
  * up to 4 bits, where the device runs its sm_90a code and at least four
  * stages fit (two units in flight ahead of the one computed and the one
  * whose MMAs may still read X). As many stages as fit, at most
- * LUTMM_WIDE_MAX_STAGES. Up to
- * 96 rows of one-row-scale weights of at least 2^27 elements two skinny
- * launches are faster: measured on the H200 (docs/HEURISTICS.md), 1.02-1.35x
- * at M = 72..96 on 8192 x 28672 and 28672 x 8192, while the wide kernel
- * wins there from M = 112 and on the smaller shapes (all but 2-6 % at
- * M = 72..80 on two of them). */
-static int wide_stages(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
-                       const lutmm_cuda_gemm_params *p) {
+ * LUTMM_WIDE_MAX_STAGES. From M = 72 it is as fast as two skinny launches
+ * or faster, on every shape measured (docs/HEURISTICS.md). */
+static int wide_stages(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
   if (!s->wide || w->params.bits > 4 || a->m <= 64) return 0;
-  if (p->atom_one_group && a->m <= 96 && w->params.k * w->params.n >= ((int64_t)1 << 27)) return 0;
   const int bits = w->params.bits;
   if (s->smem_per_block < lutmm_wide_smem_bytes(bits, 4)) return 0;
   const size_t stages = (s->smem_per_block - lutmm_wide_smem_bytes(bits, 0)) / lutmm_wide_stage_bytes(bits);
@@ -280,7 +274,7 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   lutmm_cuda_gemm_params p;
   memset(&p, 0, sizeof p);
   fill_operands(w, args, &p);
-  const int stages = wide_stages(s, w, args, &p);
+  const int stages = wide_stages(s, w, args);
   if (stages > 0) return lutmm_cuda_status(launch_wide(s, w, args, stages, &p));
   if (use_skinny(s, w, args, &p)) return lutmm_cuda_status(launch_skinny_rows(s, w, args, &p));
   /* The tiled kernel keeps 1..4-bit codes only at MF = 4 (gemm_launch.cuh). */
