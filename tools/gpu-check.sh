@@ -74,13 +74,15 @@ cli_fuzz() {
 }
 
 memcheck() {
-  compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" --cases 40 --seed 9 &&
+  compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" --cases 120 --seed 9 &&
     compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/test_cuda_format"
 }
 
+# racecheck, then synccheck (barrier use: the wide kernel's mbarriers).
 racecheck() {
   compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" \
-    --cases 12 --seed 10
+    --cases 24 --seed 10 &&
+    compute-sanitizer --tool synccheck --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" --cases 24 --seed 12
 }
 
 # Tensor-core instructions in the kernels' SASS: mma.sync (HMMA) in the tiled
