@@ -39,8 +39,9 @@ template <int N>
 __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
-/* Makes this thread's generic-proxy writes to shared memory (cp.async,
- * stores) visible to wgmma's reads of it. */
+/* Orders generic-proxy writes to shared memory (cp.async, stores) that this
+ * thread made, or observed through a barrier's acquire, before the async
+ * proxy's later reads of it (wgmma's B operand). */
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 /* Moves registers between warpgroups (every warp of the warpgroup runs
  * it): release lowers this warpgroup's count to N a thread, claim raises it

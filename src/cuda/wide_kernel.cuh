@@ -4,8 +4,9 @@
  * The product runs transposed, as in the skinny kernel: Y^T = W^T X^T. A
  * block has three warpgroups. One warp of the third is the producer: it
  * copies each unit's X, atoms and scales into a ring of stages with
- * cp.async and no other work, so that neither the copies' issue nor their
- * address registers sit in the MMA warps. The two MMA warpgroups each own
+ * cp.async (plain stores for X rows off 16-byte boundaries) and does no
+ * other work, so that neither the copies' issue nor their address
+ * registers sit in the MMA warps. The two MMA warpgroups each own
  * COLS 64-column atom columns of the tile, and warp j of a warpgroup
  * dequantizes n16 block j of each of them: the four pair values a lane
  * looks up for one 16-row slab are exactly its rows of the wgmma A operand
@@ -35,11 +36,15 @@ namespace wide {
 
 constexpr int THREADS = LUTMM_WIDE_THREADS; /* two MMA warpgroups and the producer's */
 constexpr int CONSUMER_WARPS = 8;
-/* A thread's registers after the split, from the block's 384 × 168 (its
- * launch bounds): 2 × 128 × 216 + 128 × 72 = 64512. */
+/* A thread's registers after the split, from the block's THREADS × 168
+ * (its launch bounds: 65536 / 384 rounded down to a multiple of 8):
+ * 2 × 128 × 216 + 128 × 72 = 64512. The claim spins until the pool has
+ * room, so the split must never ask for more than the launch gives. */
+constexpr int LAUNCH_REGISTERS = 65536 / THREADS / 8 * 8;
 constexpr int CONSUMER_REGISTERS = 216;
 constexpr int PRODUCER_REGISTERS = 72;
-static_assert(2 * 128 * CONSUMER_REGISTERS + 128 * PRODUCER_REGISTERS <= THREADS * 168, "the block's registers");
+static_assert(2 * 128 * CONSUMER_REGISTERS + 128 * PRODUCER_REGISTERS <= THREADS * LAUNCH_REGISTERS,
+              "the block's registers");
 constexpr int COLS = LUTMM_WIDE_COLS;          /* atom columns per warpgroup */
 constexpr int TILE_M = LUTMM_WIDE_TILE_M;      /* X rows of a tile: wgmma's N */
 constexpr int TILE_N = LUTMM_WIDE_TILE_N;      /* W columns of a tile */
@@ -134,8 +139,11 @@ struct producer {
       return;
     }
     /* X by plain stores: they and the copies must be done and visible to
-     * the MMAs' proxy before this lane's arrival (the slow path). */
+     * the MMAs' proxy before this lane's arrival (the slow path). The
+     * copies join a group first: wait_group waits for committed groups
+     * only. */
     load_x_unaligned(p, s, stage + L::X, lane);
+    cp_async_commit();
     cp_async_wait(0);
     fence_async_shared();
     mbarrier_arrive(full);
@@ -319,6 +327,7 @@ __device__ __forceinline__ void produce(const lutmm_cuda_gemm_params &p, int64_t
     advance(p, s);
     if (s.it == 0) load.enter_tile(p, s, lane);
   }
+  cp_async_commit(); /* leave no copy in flight behind (wait_group waits for committed groups) */
   cp_async_wait(0);
 }
 
