@@ -35,6 +35,13 @@ __device__ __forceinline__ void cp_async16_to(uint32_t dst, const void *src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
 }
 
+/* cp_async16_to, or 16 zeros when !ok: `fallback`, any valid global
+ * address, stands in for src then and is not read. */
+__device__ __forceinline__ void cp_async16_or_zero(uint32_t dst, const void *src, bool ok, const void *fallback) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(ok ? src : fallback),
+               "r"(ok ? 16 : 0));
+}
+
 /* An L2 policy under which the lines it tags are evicted first: for weights
  * that one kernel reads exactly once, so that streaming them does not push
  * out of L2 what the kernel reads again later (the cut columns' partials,

@@ -74,11 +74,6 @@ __device__ __forceinline__ void load_x_unaligned(const lutmm_cuda_gemm_params &p
   }
 }
 
-/* A 16-byte copy into shared memory, zeros when !ok (nothing is read). */
-__device__ __forceinline__ void copy16(uint32_t dst, const uint8_t *src, bool ok, const void *any) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(ok ? src : any), "r"(ok ? 16 : 0));
-}
-
 /* The producer warp's copies of one tile's units into stages (stage_layout).
  * Lane L copies X chunk L % 8 of rows L/8 + 4i, and vector q of lane L of
  * each atom; all of them are global addresses at k-atom 0 that move by a
@@ -121,7 +116,8 @@ struct producer {
       const uint8_t *src = x + s.it * 128;
       const uint32_t dst = base + L::X + (lane % 8) * TILE_M * 16 + (lane / 8) * 16;
 #pragma unroll
-      for (int i = 0; i < X_ROWS; i++) copy16(dst + 64 * i, src + i * x_row_bytes, k_ok && i < x_rows_ok, p.x);
+      for (int i = 0; i < X_ROWS; i++)
+        cp_async16_or_zero(dst + 64 * i, src + i * x_row_bytes, k_ok && i < x_rows_ok, p.x);
     }
 #pragma unroll
     for (int a = 0; a < ATOMS; a++)
@@ -131,7 +127,7 @@ struct producer {
         const uint8_t *src = w[a][sl] + (size_t)s.it * 512 * width;
 #pragma unroll
         for (int c = 0; c < width; c++)
-          copy16(base + L::W + a * L::ATOM + 512 * (sh + c) + 16 * lane, src + 512 * c, w_ok[a], p.planes);
+          cp_async16_or_zero(base + L::W + a * L::ATOM + 512 * (sh + c) + 16 * lane, src + 512 * c, w_ok[a], p.planes);
       }
     fill_scales<ONE_ROW>(p, s, lane, base + L::SCALES);
     if (p.x_vector) {
@@ -167,7 +163,7 @@ struct producer {
       const int r = v >> log2_vpr, c = v & ((1 << log2_vpr) - 1);
       const int64_t col = s.nt * TILE_N + ((int64_t)c << (4 - log2_elem));
       const uint8_t *src = (const uint8_t *)p.scales + (((r0 + r) * p.n_pad + col) << log2_elem);
-      copy16(dst + r * stage_layout<BITS>::ROW + c * 16, src, col < p.n_pad, p.scales);
+      cp_async16_or_zero(dst + r * stage_layout<BITS>::ROW + c * 16, src, col < p.n_pad, p.scales);
     }
   }
 };
