@@ -115,8 +115,9 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
  * docs/HEURISTICS.md. Two warpgroups of four MMA warps and a producer
  * warpgroup (one warp of it copies); each MMA warpgroup owns
  * LUTMM_WIDE_COLS atom columns of a tile of LUTMM_WIDE_TILE_M X rows ×
- * LUTMM_WIDE_TILE_N W columns; a unit is one k-atom of a tile. A stage holds the unit's X, its atoms and up to four
- * scale rows; shared memory starts with two barriers per stage. */
+ * LUTMM_WIDE_TILE_N W columns; a unit is one k-atom of a tile. A stage
+ * holds the unit's X, its atoms and up to four scale rows; shared memory
+ * starts with two barriers per stage. */
 #define LUTMM_WIDE_THREADS 384
 #define LUTMM_WIDE_COLS 2
 #define LUTMM_WIDE_TILE_M 128
