@@ -267,6 +267,12 @@ __device__ __forceinline__ int64_t scale_row(const lutmm_cuda_gemm_params &p, in
   return g < p.scale_rows - 1 ? g : p.scale_rows - 1;
 }
 
+/* The scale row of slab `slab` of k-atom `atom`, counted from the atom's
+ * first (rows past K clamped as scale_row does). */
+__device__ __forceinline__ int slab_scale_row(const lutmm_cuda_gemm_params &p, int64_t atom, int slab) {
+  return (int)(scale_row(p, atom * 64 + 16 * slab) - scale_row(p, atom * 64));
+}
+
 /* The value of pair-table entry e (codes of up to 4 bits): T_c of the two
  * codes whose slices e holds, the first in the low half. */
 template <typename T, int BITS>

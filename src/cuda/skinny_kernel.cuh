@@ -385,12 +385,6 @@ __device__ __forceinline__ const uint8_t *x_lane_of(const uint8_t *xbuf, int lan
   return xbuf + (lane & 7) * LUTMM_SKINNY_X_ROW_BYTES + 16 * (lane >> 3);
 }
 
-/* The scale row of slab `slab` of k-atom `atom`, counted from the atom's
- * first (rows past K clamped as scale_row does). */
-__device__ __forceinline__ int slab_scale_row(const lutmm_cuda_gemm_params &p, int atom, int slab) {
-  return (int)(scale_row(p, (int64_t)atom * 64 + 16 * slab) - scale_row(p, (int64_t)atom * 64));
-}
-
 /* n16 block j of one slab: the A fragment of W^T (rows, i.e. columns of W,
  * g and g + 8; k 2q.. and 2q + 8..), which is this lane's pairs 0, 2, 1, 3
  * of the block scaled by their columns' scales, against every m8 block's

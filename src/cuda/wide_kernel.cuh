@@ -223,7 +223,7 @@ template <typename T, int BITS, bool ONE_ROW>
 __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *scales,
                                             int slab, int wg, int j, int lane, uint32_t (&lo)[COLS],
                                             uint32_t (&hi)[COLS]) {
-  const int r = ONE_ROW ? 0 : (int)(scale_row(p, s.it * 64 + 16 * slab) - scale_row(p, s.it * 64));
+  const int r = ONE_ROW ? 0 : slab_scale_row(p, s.it, slab);
 #pragma unroll
   for (int cc = 0; cc < COLS; cc++) scale_pair<T, BITS>(p, scales, r, wg * COLS + cc, j, lane, lo[cc], hi[cc]);
 }
