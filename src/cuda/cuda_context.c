@@ -9,10 +9,11 @@
 /* Stream-K keeps at most two partial tiles per block. The tiled kernel's
  * largest tile (64×256 fp32, MF = 4) runs at most two blocks per
  * multiprocessor (MF = 1 runs three, with tiles 16 times smaller); the wide
- * kernel's (128×256) and the skinny kernel's (at most 64×512) one. */
+ * kernel's (LUTMM_WIDE_TILE_ELEMS: 128×256 or 256×128) and the skinny
+ * kernel's (at most 64×512) one. */
 static size_t default_workspace_bytes(int sm_count) {
   const size_t tiled_per_sm = (size_t)2 * lutmm_cuda_tile_elems(4);
-  const size_t wide_per_sm = (size_t)LUTMM_WIDE_TILE_M * LUTMM_WIDE_TILE_N;
+  const size_t wide_per_sm = (size_t)LUTMM_WIDE_TILE_ELEMS;
   const size_t per_sm = tiled_per_sm > wide_per_sm ? tiled_per_sm : wide_per_sm;
   return (size_t)2 * (size_t)sm_count * per_sm * sizeof(float);
 }
@@ -41,14 +42,17 @@ static lutmm_status read_device(lutmm_cuda_state *s) {
 }
 
 /* Whether the device runs the wide kernel's sm_90a code (a Hopper part of
- * compute capability 9.0); elsewhere its targets hold a trap and the
- * planner never picks it. Runs once, here, where waiting is allowed. */
+ * compute capability 9.0) and the driver encodes tensor maps; elsewhere its
+ * targets hold a trap and the planner never picks it. Runs once, here,
+ * where waiting is allowed. */
 static cudaError_t probe_wide(lutmm_cuda_state *s) {
   int runs = 0;
   cudaError_t err = lutmm_cuda_wide_probe(0, s->flags);
   if (err == cudaSuccess) err = cudaMemcpy(&runs, s->flags, sizeof runs, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess) err = cudaMemset(s->flags, 0, sizeof runs);
-  s->wide = err == cudaSuccess && runs == 1;
+  /* X reaches it by TMA into 1024-byte aligned stages (gemm_params.h) */
+  s->encode_tensor_map = lutmm_cuda_find_tensor_map_encoder();
+  s->wide = err == cudaSuccess && runs == 1 && s->encode_tensor_map != NULL && s->smem_base % 1024 == 0;
   return err;
 }
 

@@ -236,32 +236,39 @@ static cudaError_t launch_skinny_rows(const lutmm_cuda_state *s, const lutmm_wei
 }
 
 /* The wide kernel (Hopper wgmma): for more than 64 rows of X and codes of
- * up to 4 bits, where the device runs its sm_90a code and at least four
- * stages fit (two units in flight ahead of the one computed and the one
- * whose MMAs may still read X). As many stages as fit, at most
- * LUTMM_WIDE_MAX_STAGES. From M = 72 it is as fast as two skinny launches
- * or faster, on every shape measured (docs/HEURISTICS.md). */
-static int wide_stages(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
+ * up to 4 bits, where the device runs its sm_90a code. Tiles of 128 rows
+ * up to M = 128, of 256 rows above: a 256-row tile dequantizes each weight
+ * once for twice the rows (docs/HEURISTICS.md). */
+static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
   if (!s->wide || w->params.bits > 4 || a->m <= 64) return 0;
-  const int bits = w->params.bits;
-  if (s->smem_per_block < lutmm_wide_smem_bytes(bits, 4)) return 0;
-  const size_t stages = (s->smem_per_block - lutmm_wide_smem_bytes(bits, 0)) / lutmm_wide_stage_bytes(bits);
+  return a->m > 128 ? 256 : 128;
+}
+
+/* As many stages as fit, at most LUTMM_WIDE_MAX_STAGES; none (no wide
+ * kernel) below four: two units in flight ahead of the one computed and
+ * the one whose MMAs may still read X. */
+static int wide_stages(const lutmm_cuda_state *s, int bits, int tile_m) {
+  if (s->smem_per_block < lutmm_wide_smem_bytes(bits, tile_m, 4)) return 0;
+  const size_t stages = (s->smem_per_block - lutmm_wide_smem_bytes(bits, tile_m, 0)) / lutmm_wide_stage_bytes(bits, tile_m);
   return stages > LUTMM_WIDE_MAX_STAGES ? LUTMM_WIDE_MAX_STAGES : (int)stages;
 }
 
 /* One block per multiprocessor over (m-tile, n-tile, k-atom) units, m
  * fastest, split as the tiled kernel's (pick_grid), then the ordered fixup
- * when a tile is cut. */
+ * when a tile is cut. X travels by TMA where it allows a tensor map (rows
+ * on 16-byte boundaries), else by the producer's stores. */
 static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
-                               int stages, lutmm_cuda_gemm_params *p) {
+                               int tile_m, int stages, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
-  p->tile_m = LUTMM_WIDE_TILE_M;
-  p->tile_n = LUTMM_WIDE_TILE_N;
-  p->m_tiles = (a->m + LUTMM_WIDE_TILE_M - 1) / LUTMM_WIDE_TILE_M;
-  p->n_tiles = (g->n_atoms + LUTMM_WIDE_TILE_N / 64 - 1) / (LUTMM_WIDE_TILE_N / 64);
+  const int tile_atoms = lutmm_wide_tile_n(tile_m) / 64;
+  p->tile_m = tile_m;
+  p->tile_n = lutmm_wide_tile_n(tile_m);
+  p->m_tiles = (a->m + tile_m - 1) / tile_m;
+  p->n_tiles = (g->n_atoms + tile_atoms - 1) / tile_atoms;
   p->iters = g->k_atoms;
   p->units = p->m_tiles * p->n_tiles * p->iters;
-  gemm_plan plan = {0, stages, 1, 0, lutmm_wide_smem_bytes(w->params.bits, stages)};
+  p->x_tma = lutmm_cuda_x_tensor_map(s->encode_tensor_map, a->x, a->m, w->params.k, tile_m, &p->x_map);
+  gemm_plan plan = {0, stages, 1, 0, lutmm_wide_smem_bytes(w->params.bits, tile_m, stages)};
   pick_grid(s, p, &plan);
   cudaError_t err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_wide_f16(s->stream, p, plan.smem)
                                                   : lutmm_cuda_launch_wide_bf16(s->stream, p, plan.smem);
@@ -274,8 +281,9 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   lutmm_cuda_gemm_params p;
   memset(&p, 0, sizeof p);
   fill_operands(w, args, &p);
-  const int stages = wide_stages(s, w, args);
-  if (stages > 0) return lutmm_cuda_status(launch_wide(s, w, args, stages, &p));
+  const int tile_m = wide_tile_m(s, w, args);
+  const int stages = tile_m > 0 ? wide_stages(s, w->params.bits, tile_m) : 0;
+  if (stages > 0) return lutmm_cuda_status(launch_wide(s, w, args, tile_m, stages, &p));
   if (use_skinny(s, w, args, &p)) return lutmm_cuda_status(launch_skinny_rows(s, w, args, &p));
   /* The tiled kernel keeps 1..4-bit codes only at MF = 4 (gemm_launch.cuh). */
   gemm_plan plan = {w->params.bits <= 4 ? 4 : pick_mf(args->m), 0, 0, 0, 0};

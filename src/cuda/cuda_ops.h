@@ -76,6 +76,11 @@ cudaError_t lutmm_cuda_launch_wide_bf16(cudaStream_t stream, const lutmm_cuda_ge
 cudaError_t lutmm_cuda_wide_allow_smem_f16(size_t limit);
 cudaError_t lutmm_cuda_wide_allow_smem_bf16(size_t limit);
 cudaError_t lutmm_cuda_wide_probe(cudaStream_t stream, int *flag);
+/* The driver's tensor-map encoder, or NULL (cuda_tensor_map.c); and X's
+ * tensor map for wide tiles of tile_m rows: 1 when encoded, 0 when X or
+ * the driver does not allow one. */
+void *lutmm_cuda_find_tensor_map_encoder(void);
+int lutmm_cuda_x_tensor_map(void *encoder, const void *x, int64_t m, int64_t k, int tile_m, lutmm_tensor_map *map);
 /* Lets every GEMM kernel of one dtype use up to `bytes` of dynamic shared memory. */
 cudaError_t lutmm_cuda_gemm_allow_smem_f16(size_t bytes);
 cudaError_t lutmm_cuda_gemm_allow_smem_bf16(size_t bytes);

@@ -23,7 +23,8 @@ typedef struct lutmm_cuda_state {
   int deterministic;
   int *flags;             /* device int[2]: error reports of quantize/pack */
   int *tickets;           /* device int[SMs × 16], zero between launches: skinny-kernel fixup */
-  int wide;               /* the device runs the wide kernel's sm_90a code (wide_f16.cu's probe) */
+  int wide;               /* the wide kernel can run: its sm_90a code (wide_f16.cu's probe) and TMA */
+  void *encode_tensor_map; /* the driver's cuTensorMapEncodeTiled (cuda_tensor_map.c) */
 } lutmm_cuda_state;
 
 static inline lutmm_cuda_state *lutmm_cuda_state_of(const lutmm_context *ctx) {

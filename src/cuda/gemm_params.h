@@ -17,6 +17,18 @@
 #define LUTMM_CUDA_THREADS 128
 #define LUTMM_CUDA_PAIR_COPIES 16 /* lanes L and L+16 share a copy: half the table, at most 2-way conflicts */
 
+/* A TMA tensor map: the driver's CUtensorMap (128 opaque bytes, 128-byte
+ * aligned), opaque here so that C code without cuda.h can hold one
+ * (cuda_tensor_map.c fills it). */
+#ifdef __cplusplus
+#define LUTMM_ALIGN_128 alignas(128)
+#else
+#define LUTMM_ALIGN_128 _Alignas(128)
+#endif
+typedef struct lutmm_tensor_map {
+  LUTMM_ALIGN_128 uint64_t opaque[16];
+} lutmm_tensor_map;
+
 typedef struct lutmm_cuda_gemm_params {
   const uint8_t *planes;
   uint64_t plane_offset[3];
@@ -31,6 +43,7 @@ typedef struct lutmm_cuda_gemm_params {
   int atom_scale_rows; /* most scale rows a 64-row atom spans (lutmm_skinny_scale_rows_max; 1 for one group) */
   const void *x;
   int x_vector; /* X rows start on 16-byte boundaries: cp.async path */
+  int x_tma;    /* wide kernel: X arrives through x_map (TMA), else by the producer's stores */
   int64_t m, k, n;
   void *y;
   int y_dtype;
@@ -42,6 +55,7 @@ typedef struct lutmm_cuda_gemm_params {
   int *tickets;       /* skinny kernel: per cut tile column, partials written so far */
   int weights_evict_first; /* skinny kernel: weight lines evict-first in L2 (docs/HEURISTICS.md) */
   float table[256];
+  lutmm_tensor_map x_map; /* wide kernel, when x_tma: X as 64 k × tile_m row boxes, 128-byte swizzle */
 } lutmm_cuda_gemm_params;
 
 LUTMM_HD static inline int lutmm_cuda_nwn(int mf) { return mf; }
@@ -113,26 +127,34 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
 
 /* ---- The wide kernel (Hopper wgmma, M > 64, codes of 1..4 bits):
  * docs/HEURISTICS.md. Two warpgroups of four MMA warps and a producer
- * warpgroup (one warp of it copies); each MMA warpgroup owns
- * LUTMM_WIDE_COLS atom columns of a tile of LUTMM_WIDE_TILE_M X rows ×
- * LUTMM_WIDE_TILE_N W columns; a unit is one k-atom of a tile. A stage
- * holds the unit's X, its atoms and up to four scale rows; shared memory
- * starts with two barriers per stage. */
+ * warpgroup (one warp of it copies); a tile is tile_m X rows (128 or 256,
+ * wgmma's N) × LUTMM_WIDE_TILE_ELEMS / tile_m W columns, so each MMA
+ * warpgroup owns two atom columns of a 128-row tile or one of a 256-row
+ * tile; a unit is one k-atom of a tile. A stage holds the unit's X (rows
+ * of 64 k, 128 bytes, in the 128-byte swizzle of TMA and wgmma), its atoms
+ * and up to four scale rows; shared memory starts with two barriers per
+ * stage, then the pair table. */
 #define LUTMM_WIDE_THREADS 384
-#define LUTMM_WIDE_COLS 2
-#define LUTMM_WIDE_TILE_M 128
-#define LUTMM_WIDE_TILE_N 256
+#define LUTMM_WIDE_TILE_ELEMS 32768
 #define LUTMM_WIDE_MAX_STAGES 8
 #define LUTMM_WIDE_BARRIER_BYTES (2 * LUTMM_WIDE_MAX_STAGES * 8)
-#define LUTMM_WIDE_X_BYTES (LUTMM_WIDE_TILE_M * 64 * 2)
-#define LUTMM_WIDE_SCALE_BYTES (4 * LUTMM_WIDE_TILE_N * 4)
 
+LUTMM_HD static inline int lutmm_wide_tile_n(int tile_m) { return LUTMM_WIDE_TILE_ELEMS / tile_m; }
+LUTMM_HD static inline size_t lutmm_wide_x_bytes(int tile_m) { return (size_t)tile_m * 64 * 2; }
+/* Up to four scale rows of tile_n fp32 (the widest scale dtype). */
+LUTMM_HD static inline size_t lutmm_wide_scale_bytes(int tile_m) { return (size_t)4 * lutmm_wide_tile_n(tile_m) * 4; }
 LUTMM_HD static inline size_t lutmm_wide_table_bytes(int bits) { return lutmm_cuda_table_bytes(bits); }
-LUTMM_HD static inline size_t lutmm_wide_stage_bytes(int bits) {
-  return (size_t)LUTMM_WIDE_X_BYTES + (size_t)(LUTMM_WIDE_TILE_N / 64) * 512u * (size_t)bits + LUTMM_WIDE_SCALE_BYTES;
+LUTMM_HD static inline size_t lutmm_wide_stage_bytes(int bits, int tile_m) {
+  return lutmm_wide_x_bytes(tile_m) + (size_t)(lutmm_wide_tile_n(tile_m) / 64) * 512u * (size_t)bits +
+         lutmm_wide_scale_bytes(tile_m);
 }
-LUTMM_HD static inline size_t lutmm_wide_smem_bytes(int bits, int stages) {
-  return LUTMM_WIDE_BARRIER_BYTES + lutmm_wide_table_bytes(bits) + (size_t)stages * lutmm_wide_stage_bytes(bits);
+/* The stages start on a 1024-byte boundary (X's 128-byte swizzle repeats
+ * every 8 rows of 128 bytes, and every stage's size is a multiple of it). */
+LUTMM_HD static inline size_t lutmm_wide_stages_offset(int bits) {
+  return (LUTMM_WIDE_BARRIER_BYTES + lutmm_wide_table_bytes(bits) + 1023) / 1024 * 1024;
+}
+LUTMM_HD static inline size_t lutmm_wide_smem_bytes(int bits, int tile_m, int stages) {
+  return lutmm_wide_stages_offset(bits) + (size_t)stages * lutmm_wide_stage_bytes(bits, tile_m);
 }
 
 /* ---- The skinny kernel (M <= 64 per launch, codes of 1..8 bits): docs/HEURISTICS.md.

@@ -29,6 +29,13 @@ __device__ __forceinline__ void mbarrier_arrive_after_copies(uint32_t bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
 
+/* One arrival that also makes the phase wait for `bytes` more of
+ * transactions (a TMA copy's, tma.cuh) before it completes. */
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
 /* Waits until the phase of parity `parity` has completed (acquire). */
 __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
   asm volatile(
@@ -42,6 +49,7 @@ __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
 __device__ __forceinline__ void mbarrier_init(uint32_t, uint32_t) { __trap(); }
 __device__ __forceinline__ void mbarrier_arrive(uint32_t) { __trap(); }
 __device__ __forceinline__ void mbarrier_arrive_after_copies(uint32_t) { __trap(); }
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t, uint32_t) { __trap(); }
 __device__ __forceinline__ void mbarrier_wait(uint32_t, uint32_t) { __trap(); }
 #endif
 

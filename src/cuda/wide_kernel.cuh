@@ -3,21 +3,22 @@
  *
  * The product runs transposed, as in the skinny kernel: Y^T = W^T X^T. A
  * block has three warpgroups. One warp of the third is the producer: it
- * copies each unit's X, atoms and scales into a ring of stages with
- * cp.async (plain stores for X rows off 16-byte boundaries) and does no
+ * brings each unit's X (one TMA box; plain stores where X allows no tensor
+ * map), atoms and scales (cp.async) into a ring of stages and does no
  * other work, so that neither the copies' issue nor their address
- * registers sit in the MMA warps. The two MMA warpgroups each own
- * COLS 64-column atom columns of the tile, and warp j of a warpgroup
- * dequantizes n16 block j of each of them: the four pair values a lane
- * looks up for one 16-row slab are exactly its rows of the wgmma A operand
- * (16 rows per warp, mma.m16n8k16's A layout), so the weights never go
- * back to shared memory. X^T, the B operand, is read by the tensor cores
- * straight from the stage (core-matrix order, no swizzle). One
- * wgmma.m64n128k16 per column and slab then multiplies each dequantized
- * weight by 128 rows of X, and the dequantization of the next slab
- * overlaps it. Stages change hands through mbarriers (mbarrier.cuh): a
- * stage's `full` barrier completes when the producer's copies into it have
- * landed, its `empty` barrier when all eight MMA warps are done with it.
+ * registers sit in the MMA warps. A tile is 128 or 256 X rows (tile<TM>);
+ * the two MMA warpgroups each own COLS 64-column atom columns of it (two
+ * at 128 rows, one at 256), and warp j of a warpgroup dequantizes n16
+ * block j of each of them: the four pair values a lane looks up for one
+ * 16-row slab are exactly its rows of the wgmma A operand (16 rows per
+ * warp, mma.m16n8k16's A layout), so the weights never go back to shared
+ * memory. X^T, the B operand, is read by the tensor cores straight from
+ * the stage (128-byte swizzle). One wgmma.m64n{TM}k16 per column and slab
+ * then multiplies each dequantized weight by TM rows of X, and the
+ * dequantization of the next slab overlaps it. Stages change hands through
+ * mbarriers (mbarrier.cuh): a stage's `full` barrier completes when the
+ * producer's copies into it have landed, its `empty` barrier when all
+ * eight MMA warps are done with it.
  *
  * Work is a Stream-K range of units (tile, k-atom) per block with the
  * tiled kernel's conventions: a tile the block covers whole goes to Y, a
@@ -29,6 +30,7 @@
 #include "gemm_device.cuh"
 #include "gemm_params.h"
 #include "mbarrier.cuh"
+#include "tma.cuh"
 #include "wgmma.cuh"
 
 namespace lutmm_kernels {
@@ -45,56 +47,61 @@ constexpr int CONSUMER_REGISTERS = 216;
 constexpr int PRODUCER_REGISTERS = 72;
 static_assert(2 * 128 * CONSUMER_REGISTERS + 128 * PRODUCER_REGISTERS <= THREADS * LAUNCH_REGISTERS,
               "the block's registers");
-constexpr int COLS = LUTMM_WIDE_COLS;          /* atom columns per warpgroup */
-constexpr int TILE_M = LUTMM_WIDE_TILE_M;      /* X rows of a tile: wgmma's N */
-constexpr int TILE_N = LUTMM_WIDE_TILE_N;      /* W columns of a tile */
-constexpr int ATOMS = TILE_N / 64;             /* atoms of a unit */
-constexpr int ACC = TILE_M / 2;                /* fp32 accumulators per thread and column */
 
-/* A stage: X (TILE_M rows × 64 k, 16-byte chunk c of row r at
- * c·TILE_M·16 + r·16: wgmma's core matrices), the ATOMS atoms (atom a's
- * vector q of lane L at a·BITS·512 + 512q + 16L, the skinny ring's order),
- * then up to four scale rows of TILE_N stored scales (row r at r·TILE_N·4). */
-template <int BITS>
+/* A tile of TM X rows (wgmma's N: 128 or 256) × N W columns, always
+ * LUTMM_WIDE_TILE_ELEMS outputs, so that each MMA thread holds 128 fp32
+ * accumulators: two atom columns per warpgroup at 128 rows, one at 256. */
+template <int TM>
+struct tile {
+  static_assert(TM == 128 || TM == 256, "wgmma n128 or n256");
+  static constexpr int M = TM;
+  static constexpr int N = LUTMM_WIDE_TILE_ELEMS / TM;
+  static constexpr int COLS = N / 128; /* atom columns per warpgroup */
+  static constexpr int ATOMS = N / 64; /* atoms of a unit */
+  static constexpr int ACC = TM / 2;   /* fp32 accumulators per thread and column */
+};
+
+/* A stage: X (TM rows of 64 k, 128 bytes each, 16-byte chunk c of row r at
+ * r·128 + 16·(c ^ r % 8): the 128-byte swizzle in which TMA writes it and
+ * wgmma reads it), the tile's atoms (atom a's vector q of lane L at
+ * a·BITS·512 + 512q + 16L, the skinny ring's order), then up to four scale
+ * rows of the tile's N stored scales (row r at r·N·4). */
+template <int BITS, int TM>
 struct stage_layout {
   static constexpr uint32_t X = 0;
-  static constexpr uint32_t W = LUTMM_WIDE_X_BYTES;
+  static constexpr uint32_t X_BYTES = TM * 128;
+  static constexpr uint32_t W = X_BYTES;
   static constexpr uint32_t ATOM = 512u * BITS;
-  static constexpr uint32_t SCALES = W + ATOMS * ATOM;
-  static constexpr uint32_t ROW = TILE_N * 4;
+  static constexpr uint32_t SCALES = W + tile<TM>::ATOMS * ATOM;
+  static constexpr uint32_t ROW = tile<TM>::N * 4;
 };
 
 /* X of unit s into the stage, element by element, by the producer warp:
- * the path for X rows not on 16-byte boundaries (rows past M and K zero). */
+ * the path for X without a tensor map (rows not on 16-byte boundaries, K
+ * not a multiple of 8); rows past M and K are zeros. */
+template <int TM>
 __device__ __forceinline__ void load_x_unaligned(const lutmm_cuda_gemm_params &p, const unit_site &s, uint8_t *x,
                                                  int lane) {
-  for (int v = lane; v < TILE_M * 8; v += 32) {
+  for (int v = lane; v < TM * 8; v += 32) {
     const int r = v / 8, c = v % 8;
-    *(uint4 *)(x + c * TILE_M * 16 + r * 16) = x_chunk8(p, s.mt * TILE_M + r, s.it * 64 + 8 * c);
+    *(uint4 *)(x + r * 128 + 16 * (c ^ (r % 8))) = x_chunk8(p, s.mt * TM + r, s.it * 64 + 8 * c);
   }
 }
 
-/* The producer warp's copies of one tile's units into stages (stage_layout).
- * Lane L copies X chunk L % 8 of rows L/8 + 4i, and vector q of lane L of
- * each atom; all of them are global addresses at k-atom 0 that move by a
- * constant per k-atom, so a unit's copies need little index arithmetic. */
-template <int BITS>
+/* The producer warp's copies of one tile's units into stages (stage_layout):
+ * X by one TMA box per unit (lane 0), and vector q of lane L of each atom
+ * by cp.async; the atoms' global addresses at k-atom 0 move by a constant
+ * per k-atom, so a unit's copies need little index arithmetic. */
+template <int BITS, int TM>
 struct producer {
-  static constexpr int X_ROWS = TILE_M / 4; /* X rows per lane */
-  const uint8_t *x;                         /* row L/8 of the tile, chunk L % 8 */
-  int64_t x_row_bytes;                      /* from one of the lane's rows to the next (4 rows) */
-  int x_rows_ok;                            /* of the lane's rows, those before M */
-  const uint8_t *w[ATOMS][slices<BITS>::count];
-  bool w_ok[ATOMS];
+  using S = tile<TM>;
+  const uint8_t *w[S::ATOMS][slices<BITS>::count];
+  bool w_ok[S::ATOMS];
 
   __device__ __forceinline__ void enter_tile(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane) {
-    const int64_t row0 = s.mt * TILE_M + lane / 8;
-    x_rows_ok = row0 >= p.m ? 0 : (int)((p.m - row0 + 3) / 4);
-    x_row_bytes = 4 * p.k * 2;
-    x = (const uint8_t *)p.x + ((x_rows_ok > 0 ? row0 : 0) * p.k + 8 * (lane % 8)) * 2;
 #pragma unroll
-    for (int a = 0; a < ATOMS; a++) {
-      const int64_t column = s.nt * ATOMS + a;
+    for (int a = 0; a < S::ATOMS; a++) {
+      const int64_t column = s.nt * S::ATOMS + a;
       w_ok[a] = column < p.n_atoms;
 #pragma unroll
       for (int sl = 0; sl < slices<BITS>::count; sl++) {
@@ -104,23 +111,20 @@ struct producer {
     }
   }
 
-  /* The unit's X, atoms and scale rows into a stage; the stage's `full`
-   * barrier gets this lane's arrival once they have landed. */
+  /* The unit's X, atoms and scale rows into a stage. The stage's `full`
+   * barrier completes once they have landed: lane 0's arrival announces
+   * the TMA box's bytes, and every lane arrives after its own copies. */
   template <bool ONE_ROW>
   __device__ __forceinline__ void fill(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane, uint8_t *stage,
                                        uint32_t full) const {
-    using L = stage_layout<BITS>;
+    using L = stage_layout<BITS, TM>;
     const uint32_t base = smem_address(stage);
-    if (p.x_vector) {
-      const bool k_ok = s.it * 64 + 8 * (lane % 8) < p.k;
-      const uint8_t *src = x + s.it * 128;
-      const uint32_t dst = base + L::X + (lane % 8) * TILE_M * 16 + (lane / 8) * 16;
-#pragma unroll
-      for (int i = 0; i < X_ROWS; i++)
-        cp_async16_or_zero(dst + 64 * i, src + i * x_row_bytes, k_ok && i < x_rows_ok, p.x);
+    if (p.x_tma && lane == 0) {
+      mbarrier_arrive_expect_tx(full, L::X_BYTES);
+      tma_load_2d(base + L::X, &p.x_map, full, (int)(s.it * 64), (int)(s.mt * TM));
     }
 #pragma unroll
-    for (int a = 0; a < ATOMS; a++)
+    for (int a = 0; a < S::ATOMS; a++)
 #pragma unroll
       for (int sl = 0; sl < slices<BITS>::count; sl++) {
         const int width = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
@@ -130,7 +134,7 @@ struct producer {
           cp_async16_or_zero(base + L::W + a * L::ATOM + 512 * (sh + c) + 16 * lane, src + 512 * c, w_ok[a], p.planes);
       }
     fill_scales<ONE_ROW>(p, s, lane, base + L::SCALES);
-    if (p.x_vector) {
+    if (p.x_tma) {
       mbarrier_arrive_after_copies(full);
       return;
     }
@@ -138,7 +142,7 @@ struct producer {
      * the MMAs' proxy before this lane's arrival (the slow path). The
      * copies join a group first: wait_group waits for committed groups
      * only. */
-    load_x_unaligned(p, s, stage + L::X, lane);
+    load_x_unaligned<TM>(p, s, stage + L::X, lane);
     cp_async_commit();
     cp_async_wait(0);
     fence_async_shared();
@@ -146,24 +150,26 @@ struct producer {
   }
 
   /* The scale rows of the unit's 64 K rows (one when every atom lies in one
-   * group), TILE_N stored scales each; columns past n_pad are zeros. At
-   * most 4 rows × 64 vectors. */
+   * group), the tile's N stored scales each; columns past n_pad are zeros.
+   * At most 4 rows of N·4 bytes. */
   template <bool ONE_ROW>
   __device__ __forceinline__ void fill_scales(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane,
                                               uint32_t dst) const {
+    constexpr int LOG2_N = TM == 128 ? 8 : 7;
+    static_assert(1 << LOG2_N == S::N, "scale rows of N scales");
+    constexpr int ROW_COPIES = S::N * 4 / 16 / 32; /* copies a lane makes per fp32 row */
     const int64_t r0 = scale_row(p, s.it * 64);
     const int rows = ONE_ROW ? 1 : (int)(scale_row(p, s.it * 64 + 48) - r0) + 1;
     const int log2_elem = p.scale_dtype == LUTMM_DTYPE_F32 ? 2 : 1;
-    const int log2_vpr = 8 + log2_elem - 4; /* 16-byte vectors per row of TILE_N = 256 scales */
-    static_assert(TILE_N == 256, "scale rows of 256 scales");
+    const int log2_vpr = LOG2_N + log2_elem - 4; /* 16-byte vectors per row */
 #pragma unroll
-    for (int i = 0; i < (ONE_ROW ? 2 : 8); i++) {
+    for (int i = 0; i < (ONE_ROW ? 1 : 4) * ROW_COPIES; i++) {
       const int v = lane + 32 * i;
       if (v >= rows << log2_vpr) break;
       const int r = v >> log2_vpr, c = v & ((1 << log2_vpr) - 1);
-      const int64_t col = s.nt * TILE_N + ((int64_t)c << (4 - log2_elem));
+      const int64_t col = s.nt * S::N + ((int64_t)c << (4 - log2_elem));
       const uint8_t *src = (const uint8_t *)p.scales + (((r0 + r) * p.n_pad + col) << log2_elem);
-      cp_async16_or_zero(dst + r * stage_layout<BITS>::ROW + c * 16, src, col < p.n_pad, p.scales);
+      cp_async16_or_zero(dst + r * stage_layout<BITS, TM>::ROW + c * 16, src, col < p.n_pad, p.scales);
     }
   }
 };
@@ -194,11 +200,12 @@ __device__ __forceinline__ uint32_t lookup(const uint8_t *lane_table, uint32_t i
 }
 
 /* This lane's two scales of n16 block j (columns 16j + lane/4 and + 8) of
- * atom a in stage scale row r, in compute dtype, duplicated into pairs. */
-template <typename T, int BITS>
-__device__ __forceinline__ void scale_pair(const lutmm_cuda_gemm_params &p, const uint8_t *scales, int r, int a,
-                                           int j, int lane, uint32_t &lo, uint32_t &hi) {
-  const uint8_t *row = scales + r * stage_layout<BITS>::ROW;
+ * atom a in stage scale row r (rows of `row_bytes`), in compute dtype,
+ * duplicated into pairs. */
+template <typename T>
+__device__ __forceinline__ void scale_pair(const lutmm_cuda_gemm_params &p, const uint8_t *scales, int row_bytes,
+                                           int r, int a, int j, int lane, uint32_t &lo, uint32_t &hi) {
+  const uint8_t *row = scales + r * row_bytes;
   const int column = 64 * a + 16 * j + lane / 4;
   lo = (uint32_t)scale_in<T>(row, column, p.scale_dtype) * 0x10001u;
   hi = (uint32_t)scale_in<T>(row, column + 8, p.scale_dtype) * 0x10001u;
@@ -207,6 +214,7 @@ __device__ __forceinline__ void scale_pair(const lutmm_cuda_gemm_params &p, cons
 /* The unscaled pairs of one slab for this warp's columns, in A-fragment
  * order: rows g, g + 8 (columns of W) × k 2q.., 2q + 8.. are pairs 0, 2,
  * 1, 3 of the index word. */
+template <int COLS>
 __device__ __forceinline__ void lookup_slab(const uint8_t *lane_table, const uint32_t (&index)[COLS],
                                             uint32_t (&pairs)[COLS][4]) {
 #pragma unroll
@@ -219,13 +227,15 @@ __device__ __forceinline__ void lookup_slab(const uint8_t *lane_table, const uin
 }
 
 /* This warp's scales of slab `slab` for its columns (scale_pair). */
-template <typename T, int BITS, bool ONE_ROW>
+template <typename T, int BITS, bool ONE_ROW, int TM>
 __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *scales,
-                                            int slab, int wg, int j, int lane, uint32_t (&lo)[COLS],
-                                            uint32_t (&hi)[COLS]) {
+                                            int slab, int wg, int j, int lane, uint32_t (&lo)[tile<TM>::COLS],
+                                            uint32_t (&hi)[tile<TM>::COLS]) {
+  constexpr int COLS = tile<TM>::COLS;
   const int r = ONE_ROW ? 0 : slab_scale_row(p, s.it, slab);
 #pragma unroll
-  for (int cc = 0; cc < COLS; cc++) scale_pair<T, BITS>(p, scales, r, wg * COLS + cc, j, lane, lo[cc], hi[cc]);
+  for (int cc = 0; cc < COLS; cc++)
+    scale_pair<T>(p, scales, stage_layout<BITS, TM>::ROW, r, wg * COLS + cc, j, lane, lo[cc], hi[cc]);
 }
 
 /* One unit: for each slab, this warp's A fragments of its COLS columns,
@@ -238,17 +248,18 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
  * each slab's words when it comes. Each slab's group may run on while the
  * next is prepared; a fragment buffer is reused only after the group that
  * read it completed (wait for all but the latest group). */
-template <typename T, int BITS, bool ONE_ROW>
+template <typename T, int BITS, bool ONE_ROW, int TM>
 __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *stage,
                                              const uint8_t *lane_table, int wg, int j, int lane,
-                                             float (&acc)[COLS][ACC]) {
-  using L = stage_layout<BITS>;
+                                             float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
+  using L = stage_layout<BITS, TM>;
+  constexpr int COLS = tile<TM>::COLS;
   constexpr bool AHEAD = ONE_ROW && slices<BITS>::count == 1;
   const uint8_t *scales = stage + L::SCALES;
   const uint8_t *atoms_lane = stage + L::W + wg * COLS * L::ATOM + 16 * lane;
   const uint32_t x_base = smem_address(stage + L::X);
   uint32_t index[4][COLS], s_lo[COLS], s_hi[COLS], pairs[2][COLS][4], a[2][COLS][4];
-  slab_scales<T, BITS, ONE_ROW>(p, s, scales, 0, wg, j, lane, s_lo, s_hi);
+  slab_scales<T, BITS, ONE_ROW, TM>(p, s, scales, 0, wg, j, lane, s_lo, s_hi);
   if (AHEAD) {
 #pragma unroll
     for (int slab = 0; slab < 4; slab++)
@@ -260,7 +271,7 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
   for (int slab = 0; slab < 4; slab++) {
     const int now = slab % 2;
     if (AHEAD && slab < 3) lookup_slab(lane_table, index[slab + 1], pairs[(slab + 1) % 2]);
-    if (!ONE_ROW && slab > 0) slab_scales<T, BITS, ONE_ROW>(p, s, scales, slab, wg, j, lane, s_lo, s_hi);
+    if (!ONE_ROW && slab > 0) slab_scales<T, BITS, ONE_ROW, TM>(p, s, scales, slab, wg, j, lane, s_lo, s_hi);
     if (!AHEAD) {
 #pragma unroll
       for (int cc = 0; cc < COLS; cc++) index[slab][cc] = pair_index<BITS>(atoms_lane + cc * L::ATOM, slab, j);
@@ -273,46 +284,48 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
       a[now][cc][2] = compute<T>::mul2(pairs[now][cc][2], s_lo[cc]);
       a[now][cc][3] = compute<T>::mul2(pairs[now][cc][3], s_hi[cc]);
     }
-    /* X^T of the slab: k chunks 2·slab and 2·slab + 1, every row */
-    const uint64_t desc = wgmma_descriptor(x_base + 2u * (uint32_t)slab * TILE_M * 16u, TILE_M * 16u, 128u);
+    /* X^T of the slab: k 16·slab.. of every row */
+    const uint64_t desc = wgmma_descriptor_sw128(x_base + 32u * (uint32_t)slab);
     wgmma_fence();
 #pragma unroll
-    for (int cc = 0; cc < COLS; cc++) wgmma_m64k16<T, TILE_M>::run(acc[cc], a[now][cc], desc);
+    for (int cc = 0; cc < COLS; cc++) wgmma_m64k16<T, TM>::run(acc[cc], a[now][cc], desc);
     wgmma_commit();
     wgmma_wait<1>();
   }
 }
 
 /* Writes a finished segment: the whole tile to Y, or a partial one to the
- * block's workspace slot (TILE_M × TILE_N fp32, row-major). Accumulator
- * 4c + e of column cc is W column 64·(wg·COLS + cc) + 16j + lane/4 + 8·(e/2)
- * and X row 8c + 2·(lane % 4) + e % 2. */
+ * block's workspace slot (TM × N fp32, row-major). Accumulator 4c + e of
+ * column cc is W column 64·(wg·COLS + cc) + 16j + lane/4 + 8·(e/2) and X
+ * row 8c + 2·(lane % 4) + e % 2. */
+template <int TM>
 __device__ inline void store_segment(const lutmm_cuda_gemm_params &p, const unit_site &s, int64_t slot, int wg, int j,
-                                     int lane, const float (&acc)[COLS][ACC]) {
-  float *part = p.workspace + (size_t)(slot < 0 ? 0 : slot) * TILE_M * TILE_N;
+                                     int lane, const float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
+  using S = tile<TM>;
+  float *part = p.workspace + (size_t)(slot < 0 ? 0 : slot) * LUTMM_WIDE_TILE_ELEMS;
 #pragma unroll
-  for (int cc = 0; cc < COLS; cc++)
+  for (int cc = 0; cc < S::COLS; cc++)
 #pragma unroll
-    for (int i = 0; i < ACC; i++) {
-      const int col = 64 * (wg * COLS + cc) + 16 * j + lane / 4 + 8 * ((i % 4) / 2);
+    for (int i = 0; i < S::ACC; i++) {
+      const int col = 64 * (wg * S::COLS + cc) + 16 * j + lane / 4 + 8 * ((i % 4) / 2);
       const int row = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
       if (slot >= 0) {
-        part[row * TILE_N + col] = acc[cc][i];
+        part[row * S::N + col] = acc[cc][i];
         continue;
       }
-      const int64_t grow = s.mt * TILE_M + row, gcol = s.nt * TILE_N + col;
+      const int64_t grow = s.mt * TM + row, gcol = s.nt * S::N + col;
       if (grow < p.m && gcol < p.n) store_output(p.y, p.y_dtype, grow * p.n + gcol, acc[cc][i]);
     }
 }
 
 /* The producer warp: fills stage (u − lo) mod stages with unit u once the
  * MMAs of the unit that last used it are done (its `empty` barrier). */
-template <int BITS, bool ONE_ROW>
+template <int BITS, bool ONE_ROW, int TM>
 __device__ __forceinline__ void produce(const lutmm_cuda_gemm_params &p, int64_t lo, int64_t hi, uint8_t *stages,
                                         uint32_t full, uint32_t empty, int lane) {
-  const size_t stage_bytes = lutmm_wide_stage_bytes(BITS);
+  const size_t stage_bytes = lutmm_wide_stage_bytes(BITS, TM);
   unit_site s = site_of(p, lo);
-  producer<BITS> load;
+  producer<BITS, TM> load;
   load.enter_tile(p, s, lane);
   int stage = 0;
   uint32_t round = 0;
@@ -331,14 +344,14 @@ __device__ __forceinline__ void produce(const lutmm_cuda_gemm_params &p, int64_t
  * range as its stage lands, and gives a stage back once the MMAs that read
  * it are done: those of unit u − 1 are when unit u's compute returns (it
  * waits for all but its own latest group). */
-template <typename T, int BITS, bool ONE_ROW>
+template <typename T, int BITS, bool ONE_ROW, int TM>
 __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t lo, int64_t hi,
                                         const uint8_t *stages, const uint8_t *table, uint32_t full, uint32_t empty,
                                         int warp, int lane) {
   const int wg = warp / 4, j = warp % 4;
-  const size_t stage_bytes = lutmm_wide_stage_bytes(BITS);
+  const size_t stage_bytes = lutmm_wide_stage_bytes(BITS, TM);
   const uint8_t *lane_table = table + 4 * (lane % LUTMM_CUDA_PAIR_COPIES);
-  float acc[COLS][ACC];
+  float acc[tile<TM>::COLS][tile<TM>::ACC];
   zero_floats(acc);
   unit_site at = site_of(p, lo);
   int64_t segment_start = lo;
@@ -347,14 +360,14 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
   for (int64_t u = lo; u < hi; u++) {
     mbarrier_wait(full + 8 * stage, round & 1);
     fence_async_shared(); /* the copies (generic proxy) before the MMAs' reads */
-    compute_unit<T, BITS, ONE_ROW>(p, at, stages + (size_t)stage * stage_bytes, lane_table, wg, j, lane, acc);
+    compute_unit<T, BITS, ONE_ROW, TM>(p, at, stages + (size_t)stage * stage_bytes, lane_table, wg, j, lane, acc);
     if (previous >= 0) {
       __syncwarp();
       if (lane == 0) mbarrier_arrive(empty + 8 * previous);
     }
     if (at.it == p.iters - 1 || u == hi - 1) {
       wgmma_wait<0>();
-      store_segment(p, at, segment_slot(p, at, segment_start, lo), wg, j, lane, acc);
+      store_segment<TM>(p, at, segment_slot(p, at, segment_start, lo), wg, j, lane, acc);
       zero_floats(acc);
       segment_start = u + 1;
     }
@@ -365,21 +378,22 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
   wgmma_wait<0>();
 }
 
-template <typename T, int BITS, bool ONE_ROW>
+template <typename T, int BITS, bool ONE_ROW, int TM>
 __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
 #if !LUTMM_HAVE_WGMMA
   __trap(); /* never launched: the probe found no sm_90a code (wgmma.cuh) */
 #else
-  extern __shared__ __align__(128) uint8_t smem[];
+  extern __shared__ __align__(1024) uint8_t smem[];
   const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
   /* stage s's barriers: full at full + 8s (the producer's 32 lanes arrive
-   * when its copies land), empty at empty + 8s (the 8 MMA warps arrive) */
+   * when their copies land, and with TMA lane 0 once more, announcing X's
+   * bytes), empty at empty + 8s (the 8 MMA warps arrive) */
   const uint32_t full = smem_address(smem), empty = full + 8 * LUTMM_WIDE_MAX_STAGES;
   uint8_t *table = smem + LUTMM_WIDE_BARRIER_BYTES;
-  uint8_t *stages = table + lutmm_wide_table_bytes(BITS);
+  uint8_t *stages = smem + lutmm_wide_stages_offset(BITS);
   if (threadIdx.x == 0)
     for (int s = 0; s < p.stages; s++) {
-      mbarrier_init(full + 8 * s, 32);
+      mbarrier_init(full + 8 * s, p.x_tma ? 33 : 32);
       mbarrier_init(empty + 8 * s, CONSUMER_WARPS);
     }
   build_pair_table<T, BITS>(p, table);
@@ -390,39 +404,47 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
    * three leave, to the MMA warpgroups' 128 accumulators a thread. */
   if (warp >= CONSUMER_WARPS) {
     registers_release<PRODUCER_REGISTERS>();
-    if (warp == CONSUMER_WARPS) produce<BITS, ONE_ROW>(p, lo, hi, stages, full, empty, lane);
+    if (warp == CONSUMER_WARPS) produce<BITS, ONE_ROW, TM>(p, lo, hi, stages, full, empty, lane);
   } else {
     registers_claim<CONSUMER_REGISTERS>();
-    consume<T, BITS, ONE_ROW>(p, lo, hi, stages, table, full, empty, warp, lane);
+    consume<T, BITS, ONE_ROW, TM>(p, lo, hi, stages, table, full, empty, warp, lane);
   }
 #endif
 }
 
-template <typename T, bool ONE_ROW>
+template <typename T, bool ONE_ROW, int TM>
 const void *kernel_for(int bits) {
   switch (bits) {
-    case 1: return (const void *)wide_kernel<T, 1, ONE_ROW>;
-    case 2: return (const void *)wide_kernel<T, 2, ONE_ROW>;
-    case 3: return (const void *)wide_kernel<T, 3, ONE_ROW>;
-    default: return (const void *)wide_kernel<T, 4, ONE_ROW>;
+    case 1: return (const void *)wide_kernel<T, 1, ONE_ROW, TM>;
+    case 2: return (const void *)wide_kernel<T, 2, ONE_ROW, TM>;
+    case 3: return (const void *)wide_kernel<T, 3, ONE_ROW, TM>;
+    default: return (const void *)wide_kernel<T, 4, ONE_ROW, TM>;
   }
 }
 
+template <typename T, int TM>
+const void *kernel_for(int bits, bool one_row) {
+  return one_row ? kernel_for<T, true, TM>(bits) : kernel_for<T, false, TM>(bits);
+}
+
+/* The kernel of the plan's tile (p->tile_m: 128 or 256 rows). */
 template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem) {
   void *args[] = {(void *)p};
-  const void *kernel = p->atom_one_group ? kernel_for<T, true>(p->bits) : kernel_for<T, false>(p->bits);
+  const bool one_row = p->atom_one_group != 0;
+  const void *kernel = p->tile_m == 256 ? kernel_for<T, 256>(p->bits, one_row) : kernel_for<T, 128>(p->bits, one_row);
   return cudaLaunchKernel(kernel, dim3((unsigned)p->grid), dim3(THREADS), args, smem, stream);
 }
 
 template <typename T>
 cudaError_t allow_smem(size_t limit) {
   for (int bits = 1; bits <= 4; bits++)
-    for (int one_row = 0; one_row < 2; one_row++) {
-      const void *kernel = one_row ? kernel_for<T, true>(bits) : kernel_for<T, false>(bits);
-      cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit);
-      if (err != cudaSuccess) return err;
-    }
+    for (int one_row = 0; one_row < 2; one_row++)
+      for (int tm = 128; tm <= 256; tm *= 2) {
+        const void *kernel = tm == 256 ? kernel_for<T, 256>(bits, one_row) : kernel_for<T, 128>(bits, one_row);
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit);
+        if (err != cudaSuccess) return err;
+      }
   return cudaSuccess;
 }
 

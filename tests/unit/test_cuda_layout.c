@@ -86,27 +86,35 @@ static void scale_entries(void) {
   CHECK(lutmm_skinny_scales_fit(1, 4, 16) && 64u * 4u <= LUTMM_SKINNY_SCALE_ENTRY(1));
 }
 
-/* What the wide kernel needs of its stage and block, stated as needs: room
- * for a unit's X (TILE_M rows × 64 k of fp16), its atoms of every plane
- * (TILE_N/64 atoms × 32 lanes × bits 16-byte words), four fp32 scale rows
- * of TILE_N, the pair table (2^(2b) entries × 16 copies × 4 bytes). */
+/* What the wide kernel needs of its stage and block, for both tiles,
+ * stated as needs: 128 fp32 accumulators per MMA thread (two warpgroups of
+ * 128 threads), room for a unit's X (tile_m rows × 64 k of fp16), its atoms
+ * of every plane (tile_n/64 atoms × 32 lanes × bits 16-byte words), four
+ * fp32 scale rows of tile_n, the pair table (2^(2b) entries × 16 copies ×
+ * 4 bytes); stages on 1024-byte boundaries; four stages within a Hopper
+ * block. */
 static void wide_layout(void) {
-  /* a warpgroup per COLS columns, and the producer's */
-  CHECK(LUTMM_WIDE_TILE_N == 64 * LUTMM_WIDE_COLS * (LUTMM_WIDE_THREADS / 128 - 1));
   CHECK(LUTMM_WIDE_BARRIER_BYTES >= 2 * 8 * LUTMM_WIDE_MAX_STAGES && LUTMM_WIDE_BARRIER_BYTES % 128 == 0);
-  CHECK(LUTMM_WIDE_TILE_M % 8 == 0 && LUTMM_WIDE_TILE_M <= 256); /* wgmma's N */
-  CHECK(LUTMM_WIDE_X_BYTES >= LUTMM_WIDE_TILE_M * 64 * 2);
-  CHECK(LUTMM_WIDE_SCALE_BYTES >= 4 * LUTMM_WIDE_TILE_N * 4);
-  for (int bits = 1; bits <= 4; bits++) {
-    const size_t stage = lutmm_wide_stage_bytes(bits), table = lutmm_wide_table_bytes(bits);
-    const size_t atoms = (size_t)(LUTMM_WIDE_TILE_N / 64) * 32u * 16u * (size_t)bits;
-    CHECK(stage >= (size_t)LUTMM_WIDE_X_BYTES + atoms + LUTMM_WIDE_SCALE_BYTES);
-    CHECK(table >= ((size_t)4 << (2 * bits)) * 16u);
-    CHECK(stage % 16 == 0 && table % 16 == 0); /* cp.async and wgmma descriptors take 16-byte addresses */
-    CHECK(lutmm_wide_smem_bytes(bits, 4) >= LUTMM_WIDE_BARRIER_BYTES + table + 4 * stage);
-    if (lutmm_wide_smem_bytes(bits, 4) > HOPPER_BLOCK_LIMIT)
-      unit_fail(__FILE__, __LINE__, "bits %d: four stages need %zu bytes, over the Hopper limit", bits,
-                lutmm_wide_smem_bytes(bits, 4));
+  for (int tile_m = 128; tile_m <= 256; tile_m *= 2) {
+    const int tile_n = lutmm_wide_tile_n(tile_m);
+    CHECK(tile_m * tile_n == 2 * 128 * 128);      /* each MMA thread: 128 accumulators */
+    CHECK(tile_n % 128 == 0 && tile_m % 8 == 0);  /* whole atom columns per warpgroup; wgmma's N */
+    CHECK(lutmm_wide_x_bytes(tile_m) >= (size_t)tile_m * 64 * 2);
+    CHECK(lutmm_wide_scale_bytes(tile_m) >= (size_t)4 * tile_n * 4);
+    for (int bits = 1; bits <= 4; bits++) {
+      const size_t stage = lutmm_wide_stage_bytes(bits, tile_m), table = lutmm_wide_table_bytes(bits);
+      const size_t atoms = (size_t)(tile_n / 64) * 32u * 16u * (size_t)bits;
+      CHECK(stage >= lutmm_wide_x_bytes(tile_m) + atoms + lutmm_wide_scale_bytes(tile_m));
+      CHECK(table >= ((size_t)4 << (2 * bits)) * 16u);
+      CHECK(stage % 16 == 0 && table % 16 == 0); /* cp.async and wgmma descriptors take 16-byte addresses */
+      /* every stage's X on a 1024-byte boundary: the 128-byte swizzle's period */
+      CHECK(stage % 1024 == 0 && lutmm_wide_stages_offset(bits) % 1024 == 0);
+      CHECK(lutmm_wide_stages_offset(bits) >= LUTMM_WIDE_BARRIER_BYTES + table);
+      CHECK(lutmm_wide_smem_bytes(bits, tile_m, 4) >= lutmm_wide_stages_offset(bits) + 4 * stage);
+      if (lutmm_wide_smem_bytes(bits, tile_m, 4) > HOPPER_BLOCK_LIMIT)
+        unit_fail(__FILE__, __LINE__, "bits %d, %d rows: four stages need %zu bytes, over the Hopper limit", bits,
+                  tile_m, lutmm_wide_smem_bytes(bits, tile_m, 4));
+    }
   }
 }
 
