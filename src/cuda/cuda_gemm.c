@@ -235,12 +235,16 @@ static cudaError_t launch_skinny_rows(const lutmm_cuda_state *s, const lutmm_wei
   return cudaSuccess;
 }
 
-/* The wide kernel (Hopper wgmma): for more than 64 rows of X and codes of
- * up to 4 bits, where the device runs its sm_90a code. Tiles of 128 rows
- * up to M = 128, of 256 rows above: a 256-row tile dequantizes each weight
- * once for twice the rows (docs/HEURISTICS.md). */
+/* The wide kernel (Hopper wgmma): for codes of up to 4 bits, where the
+ * device runs its sm_90a code, above 64 rows of X, or above 32 when W has
+ * at most 4096 columns (there the skinny launches took 1.3-1.8x the wide
+ * kernel's time at M = 40..64; on wider W they were mostly faster, by up
+ * to 18 %).
+ * Tiles of 128 rows up to M = 128, of 256 rows above: a 256-row tile
+ * dequantizes each weight once for twice the rows (docs/HEURISTICS.md). */
 static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
-  if (!s->wide || w->params.bits > 4 || a->m <= 64) return 0;
+  const int64_t skinny_rows = w->params.n <= 4096 ? 32 : 64;
+  if (!s->wide || w->params.bits > 4 || a->m <= skinny_rows) return 0;
   return a->m > 128 ? 256 : 128;
 }
 
