@@ -87,29 +87,21 @@ struct wgmma_m64k16;
 #else
 #define LUTMM_WGMMA_RUN(INSTR, DREGS, AB, OUTS) ((void)d, (void)a, (void)b, __trap())
 #endif
-#define LUTMM_WGMMA_M64N128K16(T, PTX)                                                                        \
+/* The specialization for dtype T (PTX name) and N: the accumulators are
+ * LUTMM_WGMMA_D<N> / LUTMM_WGMMA_OUT<N>, A's operands follow them (AB). */
+#define LUTMM_WGMMA_M64K16(T, PTX, N, AB)                                                                   \
   template <>                                                                                              \
-  struct wgmma_m64k16<T, 128> {                                                                            \
-    static __device__ __forceinline__ void run(float (&d)[64], const uint32_t (&a)[4], uint64_t b) {         \
-      LUTMM_WGMMA_RUN("wgmma.mma_async.sync.aligned.m64n128k16.f32." PTX "." PTX, LUTMM_WGMMA_D128,          \
-                      "{%64,%65,%66,%67}, %68", LUTMM_WGMMA_OUT128);                                        \
+  struct wgmma_m64k16<T, N> {                                                                              \
+    static __device__ __forceinline__ void run(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b) {     \
+      LUTMM_WGMMA_RUN("wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." PTX "." PTX, LUTMM_WGMMA_D##N, AB,   \
+                      LUTMM_WGMMA_OUT##N);                                                                 \
     }                                                                                                      \
   };
 
-LUTMM_WGMMA_M64N128K16(__half, "f16")
-LUTMM_WGMMA_M64N128K16(__nv_bfloat16, "bf16")
-
-#define LUTMM_WGMMA_M64N256K16(T, PTX)                                                                        \
-  template <>                                                                                              \
-  struct wgmma_m64k16<T, 256> {                                                                            \
-    static __device__ __forceinline__ void run(float (&d)[128], const uint32_t (&a)[4], uint64_t b) {        \
-      LUTMM_WGMMA_RUN("wgmma.mma_async.sync.aligned.m64n256k16.f32." PTX "." PTX, LUTMM_WGMMA_D256,          \
-                      "{%128,%129,%130,%131}, %132", LUTMM_WGMMA_OUT256);                                   \
-    }                                                                                                      \
-  };
-
-LUTMM_WGMMA_M64N256K16(__half, "f16")
-LUTMM_WGMMA_M64N256K16(__nv_bfloat16, "bf16")
+LUTMM_WGMMA_M64K16(__half, "f16", 128, "{%64,%65,%66,%67}, %68")
+LUTMM_WGMMA_M64K16(__nv_bfloat16, "bf16", 128, "{%64,%65,%66,%67}, %68")
+LUTMM_WGMMA_M64K16(__half, "f16", 256, "{%128,%129,%130,%131}, %132")
+LUTMM_WGMMA_M64K16(__nv_bfloat16, "bf16", 256, "{%128,%129,%130,%131}, %132")
 
 }  // namespace lutmm_kernels
 
