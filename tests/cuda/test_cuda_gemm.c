@@ -30,6 +30,14 @@ static void run(harness *h, const gemm_case *c) {
   }
 }
 
+/* Case c as given (exact mode), then in bound mode with Y in X's dtype. */
+static void run_exact_and_bound(harness *h, gemm_case c) {
+  run(h, &c);
+  c.exact = 0;
+  c.y_dtype = c.x_dtype;
+  run(h, &c);
+}
+
 /* The shape grid: each (M, bits, dtype) takes a different (N, K, group). */
 static void shape_grid(harness *h) {
   uint64_t rng = 42;
@@ -84,10 +92,7 @@ static void deep_columns(harness *h) {
       gemm_case c = {i == 1 ? 4 : 2 + (int)m, m, shapes[i][0], shapes[i][1], i == 2 ? 32 : 128, LUTMM_DTYPE_F16,
                      LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
       c.x_dtype = m == 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
-      run(h, &c);
-      c.exact = 0;
-      c.y_dtype = c.x_dtype;
-      run(h, &c);
+      run_exact_and_bound(h, c);
     }
 }
 
@@ -103,10 +108,7 @@ static void ragged_slab_rows(harness *h) {
         gemm_case c = {bits, m, g == 32 ? 1056 : 1040, 320, g, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32,
                        1, 0, 0, harness_next(&rng)};
         c.x_dtype = m == 16 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
-        run(h, &c);
-        c.exact = 0;
-        c.y_dtype = c.x_dtype;
-        run(h, &c);
+        run_exact_and_bound(h, c);
       }
 }
 
@@ -123,10 +125,7 @@ static void skinny_64_rows(harness *h) {
       gemm_case c = {bits, ms[i], 384, 4160, group, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32,
                      1, 0, 0, harness_next(&rng)};
       c.x_dtype = (i + bits) % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
-      run(h, &c);
-      c.exact = 0;
-      c.y_dtype = c.x_dtype;
-      run(h, &c);
+      run_exact_and_bound(h, c);
     }
 }
 
