@@ -239,9 +239,8 @@ static cudaError_t launch_skinny_rows(const lutmm_cuda_state *s, const lutmm_wei
  * device runs its sm_90a code, above 64 rows of X, or above 32 when W has
  * at most 4096 columns (there the skinny launches took 1.3-1.8x the wide
  * kernel's time at M = 40..64; on wider W they were mostly faster, by up
- * to 18 %).
- * Tiles of 128 rows up to M = 128, of 256 rows above: a 256-row tile
- * dequantizes each weight once for twice the rows (docs/HEURISTICS.md). */
+ * to 18 %). Tiles of 128 rows up to M = 128, of 256 rows above: a 256-row
+ * tile dequantizes each weight once for twice the rows (docs/HEURISTICS.md). */
 static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
   const int64_t skinny_rows = w->params.n <= 4096 ? 32 : 64;
   if (!s->wide || w->params.bits > 4 || a->m <= skinny_rows) return 0;
@@ -253,7 +252,8 @@ static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const 
  * the one whose MMAs may still read X. */
 static int wide_stages(const lutmm_cuda_state *s, int bits, int tile_m) {
   if (s->smem_per_block < lutmm_wide_smem_bytes(bits, tile_m, 4)) return 0;
-  const size_t stages = (s->smem_per_block - lutmm_wide_smem_bytes(bits, tile_m, 0)) / lutmm_wide_stage_bytes(bits, tile_m);
+  const size_t room = s->smem_per_block - lutmm_wide_smem_bytes(bits, tile_m, 0);
+  const size_t stages = room / lutmm_wide_stage_bytes(bits, tile_m);
   return stages > LUTMM_WIDE_MAX_STAGES ? LUTMM_WIDE_MAX_STAGES : (int)stages;
 }
 
