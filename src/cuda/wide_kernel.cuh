@@ -54,7 +54,6 @@ static_assert(2 * 128 * CONSUMER_REGISTERS + 128 * PRODUCER_REGISTERS <= THREADS
 template <int TM>
 struct tile {
   static_assert(TM == 128 || TM == 256, "wgmma n128 or n256");
-  static constexpr int M = TM;
   static constexpr int N = LUTMM_WIDE_TILE_ELEMS / TM;
   static constexpr int COLS = N / 128; /* atom columns per warpgroup */
   static constexpr int ATOMS = N / 64; /* atoms of a unit */
@@ -359,7 +358,9 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
   uint32_t round = 0;
   for (int64_t u = lo; u < hi; u++) {
     mbarrier_wait(full + 8 * stage, round & 1);
-    fence_async_shared(); /* the copies (generic proxy) before the MMAs' reads */
+    /* generic-proxy writes seen through the barrier (the slow path's X
+     * stores) before the MMAs' async-proxy reads; TMA writes need none */
+    fence_async_shared();
     compute_unit<T, BITS, ONE_ROW, TM>(p, at, stages + (size_t)stage * stage_bytes, lane_table, wg, j, lane, acc);
     if (previous >= 0) {
       __syncwarp();
@@ -422,17 +423,17 @@ const void *kernel_for(int bits) {
   }
 }
 
-template <typename T, int TM>
-const void *kernel_for(int bits, bool one_row) {
-  return one_row ? kernel_for<T, true, TM>(bits) : kernel_for<T, false, TM>(bits);
+/* The instantiation for a code width, scale layout and tile (128 or 256 rows). */
+template <typename T>
+const void *kernel_for(int bits, bool one_row, int tile_m) {
+  if (tile_m == 256) return one_row ? kernel_for<T, true, 256>(bits) : kernel_for<T, false, 256>(bits);
+  return one_row ? kernel_for<T, true, 128>(bits) : kernel_for<T, false, 128>(bits);
 }
 
-/* The kernel of the plan's tile (p->tile_m: 128 or 256 rows). */
 template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem) {
   void *args[] = {(void *)p};
-  const bool one_row = p->atom_one_group != 0;
-  const void *kernel = p->tile_m == 256 ? kernel_for<T, 256>(p->bits, one_row) : kernel_for<T, 128>(p->bits, one_row);
+  const void *kernel = kernel_for<T>(p->bits, p->atom_one_group != 0, p->tile_m);
   return cudaLaunchKernel(kernel, dim3((unsigned)p->grid), dim3(THREADS), args, smem, stream);
 }
 
@@ -440,8 +441,8 @@ template <typename T>
 cudaError_t allow_smem(size_t limit) {
   for (int bits = 1; bits <= 4; bits++)
     for (int one_row = 0; one_row < 2; one_row++)
-      for (int tm = 128; tm <= 256; tm *= 2) {
-        const void *kernel = tm == 256 ? kernel_for<T, 256>(bits, one_row) : kernel_for<T, 128>(bits, one_row);
+      for (int tile_m = 128; tile_m <= 256; tile_m *= 2) {
+        const void *kernel = kernel_for<T>(bits, one_row != 0, tile_m);
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit);
         if (err != cudaSuccess) return err;
       }
