@@ -530,12 +530,15 @@ __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int
 
 /* The last contributor of a cut column adds the partials and writes Y. It
  * runs at the kernel's end (the column's other contributors end with their
- * blocks), so its loads' round trips are the kernel's tail: M <= 2 (decode)
- * takes 8 partials per round trip, a column split over 16 blocks in two;
- * M = 3..4 takes 4 rows of 4; larger M all rows of 2 partials per round
- * trip (1 at MB = 4, whose registers would not hold two); MB = 8 takes
- * 32 rows at a time, 1 partial per round trip. More at M = 5..8 (8 rows of
- * 3) spills the 16-warp kernels at 128 registers. */
+ * blocks), so its loads' round trips are the kernel's tail: M = 1 (decode)
+ * takes 16 partials per round trip, a column split over 16 blocks in one
+ * (32 at 128 registers spilled); M = 2 takes 8; M = 3..4 takes 4 rows of
+ * 4; larger M all rows of 2 partials per round trip (1 at MB = 4, whose
+ * registers would not hold two); MB = 8 takes 32 rows at a time, 1 partial
+ * per round trip. More at M = 5..8 (8 rows of 3) spills the 16-warp
+ * kernels at 128 registers. Only MB = 1 kernels carry the paths for
+ * M <= 8: the others never see so few rows, and without those paths they
+ * compile to fewer registers (the MB = 8 kernels' small spills went). */
 template <int MB, int BITS>
 __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
                                 int64_t last) {
@@ -544,9 +547,12 @@ __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int w
   const int64_t first_slot =
       lutmm_cuda_range_start(p.units, p.grid, first) == first_unit ? 2 * first : 2 * first + 1;
   const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
-  if (p.m <= 2) reduce_rows<MB, BITS, 2, 8>(p, warp, lane, column0, first, first_slot, last);
-  else if (MB == 1 && p.m <= 4) reduce_rows<MB, BITS, 4, 4>(p, warp, lane, column0, first, first_slot, last);
-  else if (MB <= 4) reduce_rows<MB, BITS, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, first, first_slot, last);
+  if constexpr (MB == 1) {
+    if (p.m == 1) reduce_rows<MB, BITS, 1, 16>(p, warp, lane, column0, first, first_slot, last);
+    else if (p.m == 2) reduce_rows<MB, BITS, 2, 8>(p, warp, lane, column0, first, first_slot, last);
+    else if (p.m <= 4) reduce_rows<MB, BITS, 4, 4>(p, warp, lane, column0, first, first_slot, last);
+    else reduce_rows<MB, BITS, C::ROWS, 2>(p, warp, lane, column0, first, first_slot, last);
+  } else if (MB <= 4) reduce_rows<MB, BITS, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, first, first_slot, last);
   else
     for (int row0 = 0; row0 < (int)p.m; row0 += 32)
       reduce_rows<MB, BITS, 32, 1>(p, warp, lane, column0, first, first_slot, last, row0);
