@@ -549,11 +549,11 @@ __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int w
       lutmm_cuda_range_start(p.units, p.grid, first) == first_unit ? 2 * first : 2 * first + 1;
   const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
   if constexpr (MB == 1) {
-    if (p.m == 1) reduce_rows<MB, BITS, 1, 16>(p, warp, lane, column0, first, first_slot, last);
-    else if (p.m == 2) reduce_rows<MB, BITS, 2, 8>(p, warp, lane, column0, first, first_slot, last);
-    else if (p.m <= 4) reduce_rows<MB, BITS, 4, 4>(p, warp, lane, column0, first, first_slot, last);
-    else reduce_rows<MB, BITS, C::ROWS, 2>(p, warp, lane, column0, first, first_slot, last);
-  } else if (MB <= 4) reduce_rows<MB, BITS, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, first, first_slot, last);
+    if (p.m == 1) return reduce_rows<MB, BITS, 1, 16>(p, warp, lane, column0, first, first_slot, last);
+    if (p.m == 2) return reduce_rows<MB, BITS, 2, 8>(p, warp, lane, column0, first, first_slot, last);
+    if (p.m <= 4) return reduce_rows<MB, BITS, 4, 4>(p, warp, lane, column0, first, first_slot, last);
+  }
+  if constexpr (MB <= 4) reduce_rows<MB, BITS, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, first, first_slot, last);
   else
     for (int row0 = 0; row0 < (int)p.m; row0 += 32)
       reduce_rows<MB, BITS, 32, 1>(p, warp, lane, column0, first, first_slot, last, row0);

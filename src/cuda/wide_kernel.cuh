@@ -140,7 +140,8 @@ struct producer {
     /* X by plain stores: they and the copies must be done and visible to
      * the MMAs' proxy before this lane's arrival (the slow path). The
      * copies join a group first: wait_group waits for committed groups
-     * only. */
+     * only. The proxy fence sits here, on the writing side before the
+     * release, so that the MMA warps need none after their acquire. */
     load_x_unaligned<TM>(p, s, stage + L::X, lane);
     cp_async_commit();
     cp_async_wait(0);
@@ -158,7 +159,7 @@ struct producer {
     static_assert(1 << LOG2_N == S::N, "scale rows of N scales");
     constexpr int ROW_COPIES = S::N * 4 / 16 / 32; /* copies a lane makes per fp32 row */
     const int64_t r0 = scale_row(p, s.it * 64);
-    const int rows = ONE_ROW ? 1 : (int)(scale_row(p, s.it * 64 + 48) - r0) + 1;
+    const int rows = ONE_ROW ? 1 : slab_scale_row(p, s.it, 3) + 1;
     const int log2_elem = p.scale_dtype == LUTMM_DTYPE_F32 ? 2 : 1;
     const int log2_vpr = LOG2_N + log2_elem - 4; /* 16-byte vectors per row */
 #pragma unroll
@@ -358,9 +359,6 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
   uint32_t round = 0;
   for (int64_t u = lo; u < hi; u++) {
     mbarrier_wait(full + 8 * stage, round & 1);
-    /* generic-proxy writes seen through the barrier (the slow path's X
-     * stores) before the MMAs' async-proxy reads; TMA writes need none */
-    fence_async_shared();
     compute_unit<T, BITS, ONE_ROW, TM>(p, at, stages + (size_t)stage * stage_bytes, lane_table, wg, j, lane, acc);
     if (previous >= 0) {
       __syncwarp();
