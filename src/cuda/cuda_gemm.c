@@ -121,6 +121,11 @@ static int tiles_whole(const lutmm_cuda_gemm_params *p) {
   return p->units % p->grid == 0 && (p->units / p->grid) % p->iters == 0;
 }
 
+/* Warps per skinny block for X rows in `mb` m8 blocks. */
+static int skinny_warps(const lutmm_cuda_state *s, const lutmm_weights *w, int mb, const lutmm_cuda_gemm_params *p) {
+  return lutmm_skinny_warps_for(mb, w->params.bits, p->atom_one_group, w->geom.n_atoms * w->geom.k_atoms, s->sm_count);
+}
+
 /* The skinny kernel (one launch per `m` <= 64 rows, every code width): X
  * in m8 blocks, one tile of W atom columns per unit row, two k-atoms per
  * unit. A block takes at least iters/16 units, so a column is never cut
@@ -144,7 +149,8 @@ static int tiles_whole(const lutmm_cuda_gemm_params *p) {
 static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
   p->mb = lutmm_skinny_mb(m);
-  const int warps = lutmm_skinny_warps(p->mb, w->params.bits);
+  const int warps = skinny_warps(s, w, p->mb, p);
+  p->warps = warps;
   p->tile_m = 8 * p->mb;
   p->tile_n = 64 * warps;
   p->m_tiles = 1;
@@ -203,12 +209,12 @@ static int skinny_pays(const lutmm_weights *w, const lutmm_gemm_args *a, const l
  * of 16 (four rows an atom) take the tiled kernel too. */
 static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                       const lutmm_cuda_gemm_params *p) {
-  const int mb = lutmm_skinny_mb(skinny_rows(a, p)), warps = lutmm_skinny_warps(mb, w->params.bits);
+  const int mb = lutmm_skinny_mb(skinny_rows(a, p)), warps = skinny_warps(s, w, mb, p);
   const int64_t columns = (w->geom.n_atoms + warps - 1) / warps * warps;
   return skinny_pays(w, a, p) &&
          lutmm_skinny_scales_fit(p->atom_one_group, (int)lutmm_dtype_size(w->params.scale_dtype),
                                  w->geom.group_size) &&
-         lutmm_skinny_smem_bytes(s->smem_base, w->params.bits, mb, p->atom_one_group) <= s->smem_per_block &&
+         lutmm_skinny_smem_bytes(s->smem_base, w->params.bits, mb, p->atom_one_group, warps) <= s->smem_per_block &&
          columns * (w->geom.k_atoms + 1) < ((int64_t)1 << 31) &&
          w->geom.scale_rows * w->geom.n_pad * 4 < ((int64_t)1 << 31);
 }

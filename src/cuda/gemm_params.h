@@ -51,7 +51,8 @@ typedef struct lutmm_cuda_gemm_params {
   int64_t m_tiles, n_tiles, iters, units;
   int grid, stages, mf;
   int tile_m, tile_n; /* a partial tile in the workspace: tile_m × tile_n fp32 */
-  int mb;             /* skinny kernel: X rows held, in m8 blocks (1, 2, 4); 0 = tiled kernel */
+  int mb;             /* skinny kernel: X rows held, in m8 blocks (1, 2, 4, 8); 0 = tiled kernel */
+  int warps;          /* skinny kernel: warps per block (lutmm_skinny_warps_for) */
   int *tickets;       /* skinny kernel: per cut tile column, partials written so far */
   int weights_evict_first; /* skinny kernel: weight lines evict-first in L2 (docs/HEURISTICS.md) */
   float table[256];
@@ -176,6 +177,26 @@ LUTMM_HD static inline int lutmm_skinny_mb(int64_t m) { return m <= 8 ? 1 : m <=
  * constant. */
 #define LUTMM_SKINNY_WARPS(mb, bits) ((mb) == 1 ? ((bits) >= 7 ? 12 : 16) : (mb) == 2 ? 12 : 8)
 LUTMM_HD static inline int lutmm_skinny_warps(int mb, int bits) { return LUTMM_SKINNY_WARPS(mb, bits); }
+
+/* M = 17..32 with one-row scales and codes of 2..4 bits also has a 12-warp
+ * kernel: its 64 accumulators then fit 168 registers without spills (1-bit
+ * codes and per-slab scales spill). Three warps per scheduler hide more of
+ * the lookup and MMA latency than two, which pays when every warp streams
+ * many atoms; where the grid is short of work, the same atoms spread over
+ * 1.5x the warps only run slower per warp (docs/HEURISTICS.md). */
+#define LUTMM_SKINNY_MORE_WARPS 12
+#define LUTMM_SKINNY_HAS_MORE_WARPS(mb, bits, one_row) ((mb) == 4 && (bits) >= 2 && (bits) <= 4 && (one_row))
+/* Warps per block for weights of `atoms` 64 x 64 atoms on `sm_count` SMs:
+ * the 12-warp kernel where it exists and the default count would give each
+ * warp at least 32 atoms. Measured on the H100 at M = 24 and 32 (docs/PERF.md,
+ * change 35): 11-13 % faster at 54 atoms per warp (8192 x 28672, 28672 x
+ * 8192), 5-24 % slower at 4-16 (8192 x 8192 and smaller). */
+LUTMM_HD static inline int lutmm_skinny_warps_for(int mb, int bits, int one_row, int64_t atoms, int sm_count) {
+  const int warps = lutmm_skinny_warps(mb, bits);
+  return LUTMM_SKINNY_HAS_MORE_WARPS(mb, bits, one_row) && atoms >= (int64_t)32 * warps * sm_count
+             ? LUTMM_SKINNY_MORE_WARPS
+             : warps;
+}
 LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* atoms per X chunk */
 
 /* Atoms a warp has in flight: at most 4, and no more than fit a 227 KiB
@@ -248,9 +269,10 @@ typedef struct lutmm_skinny_layout {
   uint32_t x, scales, table, gap, gap_warps, above, end; /* window addresses; gap_warps a count */
 } lutmm_skinny_layout;
 
-LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base, int bits, int mb, int one_row) {
+LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base, int bits, int mb, int one_row,
+                                                                  int block_warps) {
   lutmm_skinny_layout l;
-  const uint32_t warps = (uint32_t)lutmm_skinny_warps(mb, bits), ring = LUTMM_SKINNY_RING(bits, mb, one_row);
+  const uint32_t warps = (uint32_t)block_warps, ring = LUTMM_SKINNY_RING(bits, mb, one_row);
   const uint32_t per_warp = ring * LUTMM_SKINNY_SLOT_BYTES(bits);
   l.x = base;
   l.scales = l.x + 2u * (uint32_t)lutmm_skinny_chunk(mb) * (uint32_t)(8 * mb) * LUTMM_SKINNY_X_ROW_BYTES;
@@ -264,8 +286,8 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
 }
 
 /* Dynamic shared memory of one skinny block. */
-LUTMM_HD static inline size_t lutmm_skinny_smem_bytes(uint32_t base, int bits, int mb, int one_row) {
-  return (size_t)(lutmm_skinny_layout_at(base, bits, mb, one_row).end - base);
+LUTMM_HD static inline size_t lutmm_skinny_smem_bytes(uint32_t base, int bits, int mb, int one_row, int warps) {
+  return (size_t)(lutmm_skinny_layout_at(base, bits, mb, one_row, warps).end - base);
 }
 
 #endif

@@ -36,14 +36,15 @@
 namespace lutmm_kernels {
 namespace skinny {
 
-template <int MB, int BITS>
+/* W: warps per block, LUTMM_SKINNY_WARPS or, where the planner picks it,
+ * LUTMM_SKINNY_MORE_WARPS (lutmm_skinny_warps_for). */
+template <int MB, int BITS, int W>
 struct cfg {
-  static constexpr int WARPS = LUTMM_SKINNY_WARPS(MB, BITS);
+  static constexpr int WARPS = W;
   static constexpr int THREADS = 32 * WARPS;
   static constexpr int ROWS = 8 * MB;            /* X rows held: M <= ROWS */
   static constexpr int CHUNK = 16 / MB;          /* k-atoms per X chunk */
   static constexpr int CHUNK_UNITS = CHUNK / 2;  /* units per X chunk */
-  static constexpr int WORDS = 4 * BITS; /* a lane's 32-bit words of one atom, all planes */
   static constexpr int X_SLOT_BYTES = ROWS * LUTMM_SKINNY_X_ROW_BYTES; /* X of one k-atom */
   static constexpr int CHUNK_BYTES = CHUNK * X_SLOT_BYTES;
   static constexpr int TILE_N = 64 * WARPS;
@@ -186,9 +187,9 @@ __device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, int
 /* The X of units v0 .. v0 + CHUNK_UNITS − 1 (those before hi): row-major
  * slots of ROWS rows × 64 k, one per k-atom (two per unit), rows past M and
  * columns past K zero. */
-template <int MB, int BITS>
+template <int MB, int BITS, int W>
 __device__ void load_x_chunk(const lutmm_cuda_gemm_params &p, int v0, int hi, uint8_t *buf) {
-  using C = cfg<MB, BITS>;
+  using C = cfg<MB, BITS, W>;
   constexpr int VECTORS = C::CHUNK * C::ROWS * 8;
   const int iters = (int)p.iters, it0 = v0 % iters;
   for (int v = (int)threadIdx.x; v < VECTORS; v += C::THREADS) {
@@ -416,7 +417,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
                                              uint8_t *entry, const uint8_t *xs, uint32_t table_lane, bool carry,
                                              uint32_t (&s2)[8], float (&acc)[MB][4][4]) {
   constexpr bool PAIRS = BITS <= 4;
-  uint32_t w[cfg<MB, BITS>::WORDS];
+  uint32_t w[4 * BITS]; /* a lane's 32-bit words of one atom, all planes */
   if constexpr (PAIRS) read_atom<BITS>(slot_lane, w);
   int held = 0;
   /* Groups of 16 and 32 rows in an atom wholly inside K (all but the last
@@ -490,10 +491,10 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
  * partial added in block order. Lane l owns elements l + 32·i (row row0 +
  * i/2, column l + 32·(i % 2)); the loads of BATCH partials are issued
  * together, so the sum waits on memory once per BATCH partials. */
-template <int MB, int BITS, int G, int BATCH>
+template <int MB, int BITS, int W, int G, int BATCH>
 __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int warp, int lane, int64_t column0,
                                             int64_t first, int64_t first_slot, int64_t last, int row0 = 0) {
-  using C = cfg<MB, BITS>;
+  using C = cfg<MB, BITS, W>;
   constexpr int PER_LANE = 2 * G;
   const size_t tile_elems = (size_t)C::ROWS * C::TILE_N;
   const int rows = (int)p.m - row0;
@@ -540,23 +541,24 @@ __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int
  * kernels at 128 registers. Only MB = 1 kernels carry the paths for
  * M <= 8: the others never see so few rows, and without those paths they
  * compile to fewer registers (the MB = 8 kernels' small spills went). */
-template <int MB, int BITS>
+template <int MB, int BITS, int W>
 __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
                                 int64_t last) {
-  using C = cfg<MB, BITS>;
+  using C = cfg<MB, BITS, W>;
   const int64_t first_unit = (int64_t)tile * p.iters;
   const int64_t first_slot =
       lutmm_cuda_range_start(p.units, p.grid, first) == first_unit ? 2 * first : 2 * first + 1;
   const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
   if constexpr (MB == 1) {
-    if (p.m == 1) return reduce_rows<MB, BITS, 1, 16>(p, warp, lane, column0, first, first_slot, last);
-    if (p.m == 2) return reduce_rows<MB, BITS, 2, 8>(p, warp, lane, column0, first, first_slot, last);
-    if (p.m <= 4) return reduce_rows<MB, BITS, 4, 4>(p, warp, lane, column0, first, first_slot, last);
+    if (p.m == 1) return reduce_rows<MB, BITS, W, 1, 16>(p, warp, lane, column0, first, first_slot, last);
+    if (p.m == 2) return reduce_rows<MB, BITS, W, 2, 8>(p, warp, lane, column0, first, first_slot, last);
+    if (p.m <= 4) return reduce_rows<MB, BITS, W, 4, 4>(p, warp, lane, column0, first, first_slot, last);
   }
-  if constexpr (MB <= 4) reduce_rows<MB, BITS, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, first, first_slot, last);
+  if constexpr (MB <= 4)
+    reduce_rows<MB, BITS, W, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, first, first_slot, last);
   else
     for (int row0 = 0; row0 < (int)p.m; row0 += 32)
-      reduce_rows<MB, BITS, 32, 1>(p, warp, lane, column0, first, first_slot, last, row0);
+      reduce_rows<MB, BITS, W, 32, 1>(p, warp, lane, column0, first, first_slot, last, row0);
 }
 
 template <typename Out>
@@ -600,10 +602,10 @@ __device__ __forceinline__ int ticket_add_acq_rel(int *ticket) {
 
 /* Writes a finished segment: straight to Y for a whole tile, else to the
  * block's workspace slot, and the column's last contributor reduces. */
-template <int MB, int BITS>
+template <int MB, int BITS, int W>
 __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c, int segment_start, int lo,
                                int warp, int lane, const float (&acc)[MB][4][4]) {
-  using C = cfg<MB, BITS>;
+  using C = cfg<MB, BITS, W>;
   const int64_t column0 = ((int64_t)c.tile * C::WARPS + warp) * 64;
   const int64_t first_unit = (int64_t)c.tile * p.iters;
   const int row0 = 2 * (lane % 4), col = lane / 4; /* element 0's row and column */
@@ -637,7 +639,7 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   arrived = __shfl_sync(0xFFFFFFFFu, arrived, 0);
   if (arrived != last - first) return;
   __syncwarp(); /* the other lanes' loads after lane 0's acquire */
-  reduce_partials<MB, BITS>(p, c.tile, warp, lane, first, last);
+  reduce_partials<MB, BITS, W>(p, c.tile, warp, lane, first, last);
   if (lane == 0) *ticket = 0; /* ready for the next launch */
 }
 
@@ -648,11 +650,11 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
  * pair indices, one copy per 16 bytes for 1 bit, two for 2 bits. Codes of 3
  * and 4 bits: entry e holds the pair of codes whose slices e holds. Wider
  * codes: entry c holds code c's value in its low half. */
-template <typename T, int MB, int BITS>
+template <typename T, int MB, int BITS, int W>
 __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
   if constexpr (BITS <= 2) {
     constexpr int PARTS = 4 / BITS, PAIR_MASK = (1 << (2 * BITS)) - 1;
-    for (int i = (int)threadIdx.x; i < 256 * 16; i += cfg<MB, BITS>::THREADS) {
+    for (int i = (int)threadIdx.x; i < 256 * 16; i += cfg<MB, BITS, W>::THREADS) {
       const int e = i / 16, quarter = i % 16;
       uint32_t v[4];
 #pragma unroll
@@ -661,7 +663,7 @@ __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
     }
   } else {
     constexpr int ENTRIES = BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS;
-    for (int i = (int)threadIdx.x; i < ENTRIES * 8; i += cfg<MB, BITS>::THREADS) {
+    for (int i = (int)threadIdx.x; i < ENTRIES * 8; i += cfg<MB, BITS, W>::THREADS) {
       const int e = i / 8, quarter = i % 8;
       uint32_t value;
       if constexpr (BITS <= 4) value = pair_value<T, BITS>(p, e);
@@ -672,7 +674,7 @@ __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
 }
 
 /* Where a warp computes: unit u's tile and pair, and the pair's column. */
-template <int MB, int BITS>
+template <int MB, int BITS, int W>
 struct position {
   cursor c;
   int column;
@@ -683,7 +685,7 @@ struct position {
     enter_tile(p, warp);
   }
   __device__ __forceinline__ void enter_tile(const lutmm_cuda_gemm_params &p, int warp) {
-    column = c.tile * cfg<MB, BITS>::WARPS + warp;
+    column = c.tile * W + warp;
     column_ok = column < (int)p.n_atoms;
   }
   __device__ __forceinline__ void next(const lutmm_cuda_gemm_params &p, int warp) {
@@ -696,7 +698,7 @@ struct position {
  * k of its column (flat index column · k_atoms + k), then the next tile's
  * column from k = 0. It runs RING atoms ahead of the computing position and
  * stops after the block's last atom. */
-template <int MB, int BITS>
+template <int MB, int BITS, int W>
 struct fetcher {
   uint32_t flat;
   int k, column;
@@ -704,7 +706,7 @@ struct fetcher {
   bool first; /* the block's first atom: its scale rows load whatever its group */
   int left;   /* atoms of the block's range still to fetch */
 
-  __device__ __forceinline__ void start(const lutmm_cuda_gemm_params &p, const position<MB, BITS> &at, int lo,
+  __device__ __forceinline__ void start(const lutmm_cuda_gemm_params &p, const position<MB, BITS, W> &at, int lo,
                                         int hi) {
     const int iters = (int)p.iters;
     k = 2 * at.c.it;
@@ -732,7 +734,7 @@ struct fetcher {
     flat++;
     if (++k == (int)p.k_atoms) {
       k = 0;
-      column += cfg<MB, BITS>::WARPS;
+      column += W;
       column_ok = column < (int)p.n_atoms;
       flat = (uint32_t)column * (uint32_t)p.k_atoms;
     }
@@ -747,14 +749,14 @@ __device__ __forceinline__ uint32_t ring_of(const lutmm_skinny_layout &l, int wa
   return (uint32_t)warp < l.gap_warps ? l.gap + (uint32_t)warp * BYTES : l.above + ((uint32_t)warp - l.gap_warps) * BYTES;
 }
 
-template <typename T, int MB, int BITS, bool ONE_ROW>
-__global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
-  using C = cfg<MB, BITS>;
+template <typename T, int MB, int BITS, bool ONE_ROW, int W>
+__global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
+  using C = cfg<MB, BITS, W>;
   using R = ring<MB, BITS, ONE_ROW>;
   extern __shared__ __align__(16) uint8_t smem[];
   const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
   const uint32_t base = smem_address(smem);
-  const lutmm_skinny_layout layout = lutmm_skinny_layout_at(base, BITS, MB, ONE_ROW);
+  const lutmm_skinny_layout layout = lutmm_skinny_layout_at(base, BITS, MB, ONE_ROW, W);
   /* The host sized the block for dynamic shared memory starting at the
    * device's reserved bytes; were it to start elsewhere, the layout could
    * end past the allocation. Fail loudly rather than touch that memory. */
@@ -768,15 +770,15 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
   const int hi = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x + 1);
   const plane_lanes<BITS> planes = lanes_of<BITS>(p, lane);
   const uint32_t group_mask = p.atom_group_mask;
-  position<MB, BITS> at;
+  position<MB, BITS, W> at;
   at.start(p, lo, warp);
 
   /* Prologue: X chunk 0 (in the first group), then the first RING atoms,
    * one cp.async group each. Every thread commits the same groups: all
    * warps walk the same units, an idle warp commits empty groups. */
-  fetcher<MB, BITS> fetch;
+  fetcher<MB, BITS, W> fetch;
   fetch.start(p, at, lo, hi);
-  if (lo < hi) load_x_chunk<MB, BITS>(p, lo, hi, xbuf);
+  if (lo < hi) load_x_chunk<MB, BITS, W>(p, lo, hi, xbuf);
 #pragma unroll
   for (int s = 0; s < R::DEPTH; s++) {
     fetch.template issue<ONE_ROW>(p, planes, lane, group_mask, ring_lane + s * R::SLOT, entries + s * R::ENTRY);
@@ -785,7 +787,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
   }
   /* The table is built while those copies fly; the first chunk's barrier
    * (before any lookup) publishes it. */
-  build_table<T, MB, BITS>(p, smem + (layout.table - base));
+  build_table<T, MB, BITS, W>(p, smem + (layout.table - base));
   int slot = 0;                  /* ring slot of the atom computed next */
   int since_x = R::DEPTH - 1;    /* groups committed after the one holding the current X chunk's copy */
 
@@ -816,7 +818,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
           cp_async_wait(min(R::DEPTH - 1, since_x));
           __syncthreads();
           if (u + C::CHUNK_UNITS < hi)
-            load_x_chunk<MB, BITS>(p, u + C::CHUNK_UNITS, hi, xbuf + (chunk_buffer ^ 1) * C::CHUNK_BYTES);
+            load_x_chunk<MB, BITS, W>(p, u + C::CHUNK_UNITS, hi, xbuf + (chunk_buffer ^ 1) * C::CHUNK_BYTES);
           since_x = -1;
         } else {
           cp_async_wait(R::DEPTH - 1);
@@ -847,7 +849,7 @@ __global__ void __launch_bounds__(cfg<MB, BITS>::THREADS, 1) skinny_kernel(const
         xs += 2 * C::X_SLOT_BYTES;
       }
     }
-    if (column_ok) finish_segment<MB, BITS>(p, segment_last, segment_start, lo, warp, lane, acc);
+    if (column_ok) finish_segment<MB, BITS, W>(p, segment_last, segment_start, lo, warp, lane, acc);
   }
   cp_async_wait(0);
 }

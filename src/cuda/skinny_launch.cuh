@@ -9,48 +9,58 @@
 namespace lutmm_kernels {
 namespace skinny {
 
+/* The kernel with the default warp count, or with 12 where that one exists
+ * and the planner chose it (lutmm_skinny_warps_for). */
+template <typename T, int MB, int BITS, bool ONE_ROW>
+const void *kernel_with_warps(int warps) {
+  if constexpr (LUTMM_SKINNY_HAS_MORE_WARPS(MB, BITS, ONE_ROW))
+    if (warps == LUTMM_SKINNY_MORE_WARPS)
+      return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_MORE_WARPS>;
+  return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(MB, BITS)>;
+}
+
 template <typename T, int MB, bool ONE_ROW>
-const void *kernel_for_bits(int bits) {
+const void *kernel_for_bits(int bits, int warps) {
   switch (bits) {
-    case 1: return (const void *)skinny_kernel<T, MB, 1, ONE_ROW>;
-    case 2: return (const void *)skinny_kernel<T, MB, 2, ONE_ROW>;
-    case 3: return (const void *)skinny_kernel<T, MB, 3, ONE_ROW>;
-    case 4: return (const void *)skinny_kernel<T, MB, 4, ONE_ROW>;
-    case 5: return (const void *)skinny_kernel<T, MB, 5, ONE_ROW>;
-    case 6: return (const void *)skinny_kernel<T, MB, 6, ONE_ROW>;
-    case 7: return (const void *)skinny_kernel<T, MB, 7, ONE_ROW>;
-    default: return (const void *)skinny_kernel<T, MB, 8, ONE_ROW>;
+    case 1: return kernel_with_warps<T, MB, 1, ONE_ROW>(warps);
+    case 2: return kernel_with_warps<T, MB, 2, ONE_ROW>(warps);
+    case 3: return kernel_with_warps<T, MB, 3, ONE_ROW>(warps);
+    case 4: return kernel_with_warps<T, MB, 4, ONE_ROW>(warps);
+    case 5: return kernel_with_warps<T, MB, 5, ONE_ROW>(warps);
+    case 6: return kernel_with_warps<T, MB, 6, ONE_ROW>(warps);
+    case 7: return kernel_with_warps<T, MB, 7, ONE_ROW>(warps);
+    default: return kernel_with_warps<T, MB, 8, ONE_ROW>(warps);
   }
 }
 
 /* ONE_ROW: every atom lies in one scale group (the usual group sizes, 64
  * and up), the instantiation without per-slab scale changes. */
 template <typename T, bool ONE_ROW>
-const void *kernel_for_rows(int mb, int bits) {
+const void *kernel_for_rows(int mb, int bits, int warps) {
   switch (mb) {
-    case 1: return kernel_for_bits<T, 1, ONE_ROW>(bits);
-    case 2: return kernel_for_bits<T, 2, ONE_ROW>(bits);
-    case 4: return kernel_for_bits<T, 4, ONE_ROW>(bits);
+    case 1: return kernel_for_bits<T, 1, ONE_ROW>(bits, warps);
+    case 2: return kernel_for_bits<T, 2, ONE_ROW>(bits, warps);
+    case 4: return kernel_for_bits<T, 4, ONE_ROW>(bits, warps);
     default:
       /* 64 rows only with one-row scales: with per-slab scales those kernels
        * spill 0.3-0.5 KiB at 255 registers, so the planner takes 32 rows. */
-      if constexpr (ONE_ROW) return kernel_for_bits<T, 8, true>(bits);
+      if constexpr (ONE_ROW) return kernel_for_bits<T, 8, true>(bits, warps);
       else return nullptr;
   }
 }
 
 template <typename T>
-const void *kernel_for(int mb, int bits, int one_row) {
-  return one_row ? kernel_for_rows<T, true>(mb, bits) : kernel_for_rows<T, false>(mb, bits);
+const void *kernel_for(int mb, int bits, int one_row, int warps) {
+  return one_row ? kernel_for_rows<T, true>(mb, bits, warps) : kernel_for_rows<T, false>(mb, bits, warps);
 }
 
 /* `smem_base`: the shared-window address where dynamic shared memory starts. */
 template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base) {
   void *args[] = {(void *)p};
-  return cudaLaunchKernel(kernel_for<T>(p->mb, p->bits, p->atom_one_group), dim3((unsigned)p->grid),
-                          dim3(32 * (unsigned)lutmm_skinny_warps(p->mb, p->bits)), args,
-                          lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group), stream);
+  return cudaLaunchKernel(kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps), dim3((unsigned)p->grid),
+                          dim3(32 * (unsigned)p->warps), args,
+                          lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group, p->warps), stream);
 }
 
 /* Kernels needing more than `limit` bytes stay unconfigured: the planner
@@ -60,14 +70,17 @@ cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
   const int mbs[4] = {1, 2, 4, 8};
   for (int i = 0; i < 4; i++)
     for (int bits = 1; bits <= 8; bits++)
-      for (int one_row = 0; one_row < 2; one_row++) {
-        if (mbs[i] > lutmm_skinny_max_mb(one_row)) continue;
-        const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, mbs[i], one_row);
-        if (bytes > limit) continue;
-        cudaError_t err = cudaFuncSetAttribute(kernel_for<T>(mbs[i], bits, one_row),
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-        if (err != cudaSuccess) return err;
-      }
+      for (int one_row = 0; one_row < 2; one_row++)
+        for (int more = 0; more < 2; more++) {
+          if (mbs[i] > lutmm_skinny_max_mb(one_row)) continue;
+          if (more && !LUTMM_SKINNY_HAS_MORE_WARPS(mbs[i], bits, one_row)) continue;
+          const int warps = more ? LUTMM_SKINNY_MORE_WARPS : lutmm_skinny_warps(mbs[i], bits);
+          const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, mbs[i], one_row, warps);
+          if (bytes > limit) continue;
+          cudaError_t err = cudaFuncSetAttribute(kernel_for<T>(mbs[i], bits, one_row, warps),
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+          if (err != cudaSuccess) return err;
+        }
   return cudaSuccess;
 }
 

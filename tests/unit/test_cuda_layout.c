@@ -26,9 +26,9 @@
 
 /* What the kernel needs of the layout, stated as needs (room at least, in
  * order, aligned) rather than as the layout's own formulas. */
-static void check_one(uint32_t base, int bits, int mb, int one_row) {
-  const lutmm_skinny_layout l = lutmm_skinny_layout_at(base, bits, mb, one_row);
-  const uint32_t warps = (uint32_t)lutmm_skinny_warps(mb, bits), ring = LUTMM_SKINNY_RING(bits, mb, one_row);
+static void check_one(uint32_t base, int bits, int mb, int one_row, int block_warps) {
+  const lutmm_skinny_layout l = lutmm_skinny_layout_at(base, bits, mb, one_row, block_warps);
+  const uint32_t warps = (uint32_t)block_warps, ring = LUTMM_SKINNY_RING(bits, mb, one_row);
   const uint32_t per_warp = ring * LUTMM_SKINNY_SLOT_BYTES(bits);
   /* two X chunks of 16/MB k-atoms, 8·MB rows of 144 bytes each */
   const uint32_t x_need = 2u * (16u / (uint32_t)mb) * 8u * (uint32_t)mb * LUTMM_SKINNY_X_ROW_BYTES;
@@ -45,13 +45,14 @@ static void check_one(uint32_t base, int bits, int mb, int one_row) {
     const int in_gap = start >= l.gap && start + per_warp <= l.table;
     const int after_table = start >= l.above && start + per_warp <= l.end;
     if (start % 16 != 0 || !(in_gap || after_table))
-      unit_fail(__FILE__, __LINE__, "bits %d MB %d one_row %d base %u: warp %u's ring at %u..%u", bits, mb, one_row,
-                base, w, start, start + per_warp);
+      unit_fail(__FILE__, __LINE__, "bits %d MB %d one_row %d warps %d base %u: warp %u's ring at %u..%u", bits, mb,
+                one_row, block_warps, base, w, start, start + per_warp);
   }
-  CHECK(lutmm_skinny_smem_bytes(base, bits, mb, one_row) == (size_t)(l.end - base));
-  if (base == HOPPER_RESERVED && lutmm_skinny_smem_bytes(base, bits, mb, one_row) > HOPPER_BLOCK_LIMIT)
-    unit_fail(__FILE__, __LINE__, "bits %d MB %d one_row %d needs %zu bytes, over the Hopper limit", bits, mb,
-              one_row, lutmm_skinny_smem_bytes(base, bits, mb, one_row));
+  const size_t bytes = lutmm_skinny_smem_bytes(base, bits, mb, one_row, block_warps);
+  CHECK(bytes == (size_t)(l.end - base));
+  if (base == HOPPER_RESERVED && bytes > HOPPER_BLOCK_LIMIT)
+    unit_fail(__FILE__, __LINE__, "bits %d MB %d one_row %d warps %d needs %zu bytes, over the Hopper limit", bits,
+              mb, one_row, block_warps, bytes);
 }
 
 static void skinny_layout(void) {
@@ -59,7 +60,28 @@ static void skinny_layout(void) {
     for (int bits = 1; bits <= 8; bits++)
       for (int mb = 1; mb <= 8; mb *= 2)
         for (int one_row = 0; one_row < 2; one_row++)
-          if (mb <= lutmm_skinny_max_mb(one_row)) check_one(base, bits, mb, one_row);
+          if (mb <= lutmm_skinny_max_mb(one_row)) {
+            check_one(base, bits, mb, one_row, lutmm_skinny_warps(mb, bits));
+            if (LUTMM_SKINNY_HAS_MORE_WARPS(mb, bits, one_row))
+              check_one(base, bits, mb, one_row, LUTMM_SKINNY_MORE_WARPS);
+          }
+}
+
+/* The planner's warp count: the 12-warp kernel only where it exists and the
+ * default count would give every warp at least 32 atoms. */
+static void skinny_warp_choice(void) {
+  const int64_t atoms_8192x28672 = 448 * 128, atoms_8192x8192 = 128 * 128;
+  CHECK(lutmm_skinny_warps_for(4, 4, 1, atoms_8192x28672, 132) == LUTMM_SKINNY_MORE_WARPS);
+  CHECK(lutmm_skinny_warps_for(4, 2, 1, atoms_8192x28672, 132) == LUTMM_SKINNY_MORE_WARPS);
+  CHECK(lutmm_skinny_warps_for(4, 4, 1, atoms_8192x8192, 132) == 8);
+  CHECK(lutmm_skinny_warps_for(4, 4, 1, 32 * 8 * 132 - 1, 132) == 8);
+  CHECK(lutmm_skinny_warps_for(4, 4, 1, 32 * 8 * 132, 132) == LUTMM_SKINNY_MORE_WARPS);
+  CHECK(lutmm_skinny_warps_for(4, 4, 0, atoms_8192x28672, 132) == 8); /* per-slab scales spill at 12 */
+  CHECK(lutmm_skinny_warps_for(4, 1, 1, atoms_8192x28672, 132) == 8);
+  CHECK(lutmm_skinny_warps_for(4, 5, 1, atoms_8192x28672, 132) == 8);
+  CHECK(lutmm_skinny_warps_for(2, 4, 1, atoms_8192x28672, 132) == 12);
+  CHECK(lutmm_skinny_warps_for(8, 4, 1, atoms_8192x28672, 132) == 8);
+  CHECK(lutmm_skinny_warps_for(1, 4, 1, atoms_8192x28672, 132) == 16);
 }
 
 /* Per-slab scale entries: the most rows an atom spans, counted as the
@@ -152,6 +174,7 @@ static void stream_k_ranges(void) {
 
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
-      {"skinny_layout", skinny_layout}, {"scale_entries", scale_entries}, {"wide_layout", wide_layout}, {"stream_k_ranges", stream_k_ranges}};
+      {"skinny_layout", skinny_layout}, {"skinny_warp_choice", skinny_warp_choice}, {"scale_entries", scale_entries},
+      {"wide_layout", wide_layout},     {"stream_k_ranges", stream_k_ranges}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
