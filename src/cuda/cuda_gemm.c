@@ -242,15 +242,19 @@ static cudaError_t launch_skinny_rows(const lutmm_cuda_state *s, const lutmm_wei
 }
 
 /* The wide kernel (Hopper wgmma): for codes of up to 4 bits, where the
- * device runs its sm_90a code, above 64 rows of X, or above 32 when W has
- * at most 4096 columns (there the skinny launches took 1.3-1.8x the wide
- * kernel's time at M = 40..64; on wider W they were mostly faster, by up
- * to 18 %). Tiles of 128 rows up to M = 128, of 256 rows above: a 256-row
- * tile dequantizes each weight once for twice the rows (docs/HEURISTICS.md). */
+ * device runs its sm_90a code, above 32 rows of X. Tiles of 256 rows above
+ * M = 128 (each weight dequantized once for twice the rows), 128 rows above
+ * 64, and at M = 33..64 64-row tiles where W has more than 4096 columns:
+ * there they took 0.65-0.95x the skinny kernel's 64-row launch (8192 x
+ * 28672, 28672 x 8192, 8192 x 8192, 4096 x 14336, groups of 32 to 128; 3-bit
+ * codes with groups of 64 and up on 8192 x 28672 and 4096 x 14336 up to
+ * 8 % slower), while on W of at most 4096 columns, of only 1 to 8 such
+ * 512-column tiles, they ran 1.1-1.4x the 128-row tile's time
+ * (docs/HEURISTICS.md). */
 static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
-  const int64_t skinny_rows = w->params.n <= 4096 ? 32 : 64;
-  if (!s->wide || w->params.bits > 4 || a->m <= skinny_rows) return 0;
-  return a->m > 128 ? 256 : 128;
+  if (!s->wide || w->params.bits > 4 || a->m <= 32) return 0;
+  if (a->m > 128) return 256;
+  return a->m > 64 || w->params.n <= 4096 ? 128 : 64;
 }
 
 /* As many stages as fit, at most LUTMM_WIDE_MAX_STAGES; none (no wide

@@ -126,12 +126,12 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
   return lutmm_cuda_floor_div((u + 1) * grid - 1, units);
 }
 
-/* ---- The wide kernel (Hopper wgmma, M > 64, codes of 1..4 bits):
+/* ---- The wide kernel (Hopper wgmma, M > 32, codes of 1..4 bits):
  * docs/HEURISTICS.md. Two warpgroups of four MMA warps and a producer
- * warpgroup (one warp of it copies); a tile is tile_m X rows (128 or 256,
- * wgmma's N) × LUTMM_WIDE_TILE_ELEMS / tile_m W columns, so each MMA
- * warpgroup owns two atom columns of a 128-row tile or one of a 256-row
- * tile; a unit is one k-atom of a tile. A stage holds the unit's X (rows
+ * warpgroup (one warp of it copies); a tile is tile_m X rows (64, 128 or
+ * 256, wgmma's N) × LUTMM_WIDE_TILE_ELEMS / tile_m W columns, so each MMA
+ * warpgroup owns four atom columns of a 64-row tile, two of a 128-row tile
+ * or one of a 256-row tile; a unit is one k-atom of a tile. A stage holds the unit's X (rows
  * of 64 k, 128 bytes, in the 128-byte swizzle of TMA and wgmma), its atoms
  * and up to four scale rows; shared memory starts with two barriers per
  * stage, then the pair table. */

@@ -1,14 +1,14 @@
 /* The wide LUT-GEMM kernel: Hopper warpgroup MMAs for many rows of X
- * (M > 64), codes of 1..4 bits.
+ * (M > 32), codes of 1..4 bits.
  *
  * The product runs transposed, as in the skinny kernel: Y^T = W^T X^T. A
  * block has three warpgroups. One warp of the third is the producer: it
  * brings each unit's X (one TMA box; plain stores where X allows no tensor
  * map), atoms and scales (cp.async) into a ring of stages and does no
  * other work, so that neither the copies' issue nor their address
- * registers sit in the MMA warps. A tile is 128 or 256 X rows (tile<TM>);
- * the two MMA warpgroups each own COLS 64-column atom columns of it (two
- * at 128 rows, one at 256), and warp j of a warpgroup dequantizes n16
+ * registers sit in the MMA warps. A tile is 64, 128 or 256 X rows
+ * (tile<TM>); the two MMA warpgroups each own COLS 64-column atom columns
+ * of it (four at 64 rows, two at 128, one at 256), and warp j of a warpgroup dequantizes n16
  * block j of each of them: the four pair values a lane looks up for one
  * 16-row slab are exactly its rows of the wgmma A operand (16 rows per
  * warp, mma.m16n8k16's A layout), so the weights never go back to shared
@@ -48,12 +48,13 @@ constexpr int PRODUCER_REGISTERS = 72;
 static_assert(2 * 128 * CONSUMER_REGISTERS + 128 * PRODUCER_REGISTERS <= THREADS * LAUNCH_REGISTERS,
               "the block's registers");
 
-/* A tile of TM X rows (wgmma's N: 128 or 256) × N W columns, always
+/* A tile of TM X rows (wgmma's N: 64, 128 or 256) × N W columns, always
  * LUTMM_WIDE_TILE_ELEMS outputs, so that each MMA thread holds 128 fp32
- * accumulators: two atom columns per warpgroup at 128 rows, one at 256. */
+ * accumulators: four atom columns per warpgroup at 64 rows, two at 128,
+ * one at 256. */
 template <int TM>
 struct tile {
-  static_assert(TM == 128 || TM == 256, "wgmma n128 or n256");
+  static_assert(TM == 64 || TM == 128 || TM == 256, "wgmma n64, n128 or n256");
   static constexpr int N = LUTMM_WIDE_TILE_ELEMS / TM;
   static constexpr int COLS = N / 128; /* atom columns per warpgroup */
   static constexpr int ATOMS = N / 64; /* atoms of a unit */
@@ -155,7 +156,7 @@ struct producer {
   template <bool ONE_ROW>
   __device__ __forceinline__ void fill_scales(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane,
                                               uint32_t dst) const {
-    constexpr int LOG2_N = TM == 128 ? 8 : 7;
+    constexpr int LOG2_N = TM == 64 ? 9 : TM == 128 ? 8 : 7;
     static_assert(1 << LOG2_N == S::N, "scale rows of N scales");
     constexpr int ROW_COPIES = S::N * 4 / 16 / 32; /* copies a lane makes per fp32 row */
     const int64_t r0 = scale_row(p, s.it * 64);
@@ -245,7 +246,9 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
  * word of the unit first, then the lookups of slab s + 1 before the
  * fragments of slab s are scaled and multiplied. For 3-bit codes and
  * per-slab scales that ran slower (more registers, spills), so they read
- * each slab's words when it comes. Each slab's group may run on while the
+ * each slab's words when it comes. At 64-row tiles (four columns) the
+ * one-plane kernels spill 8-32 B and still gain from running ahead (without
+ * it they ran up to 9 % slower on the H100). Each slab's group may run on while the
  * next is prepared; a fragment buffer is reused only after the group that
  * read it completed (wait for all but the latest group). */
 template <typename T, int BITS, bool ONE_ROW, int TM>
@@ -421,10 +424,11 @@ const void *kernel_for(int bits) {
   }
 }
 
-/* The instantiation for a code width, scale layout and tile (128 or 256 rows). */
+/* The instantiation for a code width, scale layout and tile (64, 128 or 256 rows). */
 template <typename T>
 const void *kernel_for(int bits, bool one_row, int tile_m) {
   if (tile_m == 256) return one_row ? kernel_for<T, true, 256>(bits) : kernel_for<T, false, 256>(bits);
+  if (tile_m == 64) return one_row ? kernel_for<T, true, 64>(bits) : kernel_for<T, false, 64>(bits);
   return one_row ? kernel_for<T, true, 128>(bits) : kernel_for<T, false, 128>(bits);
 }
 
@@ -439,7 +443,7 @@ template <typename T>
 cudaError_t allow_smem(size_t limit) {
   for (int bits = 1; bits <= 4; bits++)
     for (int one_row = 0; one_row < 2; one_row++)
-      for (int tile_m = 128; tile_m <= 256; tile_m *= 2) {
+      for (int tile_m = 64; tile_m <= 256; tile_m *= 2) {
         const void *kernel = kernel_for<T>(bits, one_row != 0, tile_m);
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit);
         if (err != cudaSuccess) return err;

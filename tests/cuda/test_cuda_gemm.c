@@ -3,8 +3,8 @@
  * group sizes 16..K and whole-column, M from 1 to 1000, N and K below, at
  * and above every tile size; plus Stream-K shapes, columns cut many ways,
  * groups of 16 and 32 over a K that ends inside an atom, a small caller
- * workspace, 33..64 rows over more than 4096 columns (the skinny kernel's
- * 64-row launch), 17..32 rows over weights large enough for its 12-warp
+ * workspace, 33..64 rows over more than 4096 columns (the wide kernel's
+ * 64-row tiles, the skinny kernel's 64-row launch), 17..32 rows over weights large enough for its 12-warp
  * kernel, and run-to-run determinism. Exit 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,15 +113,17 @@ static void ragged_slab_rows(harness *h) {
       }
 }
 
-/* 33..64 rows of X over W wider than 4096 columns: 1..4-bit codes take the
- * skinny kernel's 64-row launch there (32-row launches with per-slab
- * scales); on narrower W the Hopper planner gives those rows to the wide
- * kernel, so the rest of this file's grid would not reach it. */
-static void skinny_64_rows(harness *h) {
+/* 33..64 rows of X over W wider than 4096 columns: on Hopper 1..4-bit
+ * codes take the wide kernel's 64-row tiles there, elsewhere (and 5-bit
+ * codes everywhere) the skinny kernel's 64-row launch (32-row launches with
+ * per-slab scales); on narrower W the Hopper planner gives those rows to
+ * the wide kernel's 128-row tiles, so the rest of this file's grid would
+ * reach neither. */
+static void rows_33_to_64(harness *h) {
   const int64_t ms[] = {33, 48, 64};
   uint64_t rng = 17;
   for (int i = 0; i < 3; i++)
-    for (int bits = 1; bits <= 4; bits++) {
+    for (int bits = 1; bits <= 5; bits++) {
       const int64_t group = bits % 2 ? 128 : 32;
       gemm_case c = {bits, ms[i], 384, 4160, group, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32,
                      1, 0, 0, harness_next(&rng)};
@@ -187,7 +189,7 @@ int main(void) {
   stream_k_shapes(&h);
   deep_columns(&h);
   ragged_slab_rows(&h);
-  skinny_64_rows(&h);
+  rows_33_to_64(&h);
   skinny_more_warps(&h);
   small_workspace(&h);
   determinism(&h);

@@ -117,7 +117,7 @@ static void scale_entries(void) {
  * block. */
 static void wide_layout(void) {
   CHECK(LUTMM_WIDE_BARRIER_BYTES >= 2 * 8 * LUTMM_WIDE_MAX_STAGES && LUTMM_WIDE_BARRIER_BYTES % 128 == 0);
-  for (int tile_m = 128; tile_m <= 256; tile_m *= 2) {
+  for (int tile_m = 64; tile_m <= 256; tile_m *= 2) {
     const int tile_n = lutmm_wide_tile_n(tile_m);
     CHECK(tile_m * tile_n == 2 * 128 * 128);      /* each MMA thread: 128 accumulators */
     CHECK(tile_n % 128 == 0 && tile_m % 8 == 0);  /* whole atom columns per warpgroup; wgmma's N */
