@@ -3,14 +3,16 @@
  * Stream-K ranges) evaluate the same functions, so their invariants can be
  * proved here without a GPU.
  * skinny_layout: for every instantiation (bits 1..8, MB 1/2/4 with one-row
- * or per-slab scales, MB 8 with one-row scales) and dynamic-memory bases
- * 0..4 KiB, regions in order and disjoint, the pair table on a 64 KiB
+ * or per-slab scales, MB 8 with one-row scales, and the 12-warp MB 4
+ * kernels) and dynamic-memory bases 0..4 KiB, regions in order and disjoint, the pair table on a 64 KiB
  * boundary, every warp's ring 16-byte aligned and inside the gap or after
  * the table, and the Hopper block limit (227 KiB) kept at the reserved base
  * the CUDA runtime reports.
+ * skinny_warp_choice: the planner's warp count, 12 at MB 4 only where that
+ * kernel exists and the default count would give each warp 32 atoms.
  * scale_entries: the rows a per-slab scale entry must hold, counted atom by
  * atom for every group size, fit it whenever the host picks the kernel.
- * wide_layout: the wide kernel's stage holds X, the unit's atoms of every
+ * wide_layout: for tiles of 64, 128 and 256 rows the wide kernel's stage holds X, the unit's atoms of every
  * plane and four scale rows in 16-byte units, and the table plus four
  * stages fit the Hopper block limit for every code width it takes.
  * stream_k_ranges: the division-free Stream-K boundaries against plain
