@@ -131,10 +131,10 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
  * warpgroup (one warp of it copies); a tile is tile_m X rows (64, 128 or
  * 256, wgmma's N) × LUTMM_WIDE_TILE_ELEMS / tile_m W columns, so each MMA
  * warpgroup owns four atom columns of a 64-row tile, two of a 128-row tile
- * or one of a 256-row tile; a unit is one k-atom of a tile. A stage holds the unit's X (rows
- * of 64 k, 128 bytes, in the 128-byte swizzle of TMA and wgmma), its atoms
- * and up to four scale rows; shared memory starts with two barriers per
- * stage, then the pair table. */
+ * or one of a 256-row tile; a unit is one k-atom of a tile. A stage holds
+ * the unit's X (rows of 64 k, 128 bytes, in the 128-byte swizzle of TMA and
+ * wgmma), its atoms and up to four scale rows; shared memory starts with
+ * two barriers per stage, then the pair table. */
 #define LUTMM_WIDE_THREADS 384
 #define LUTMM_WIDE_TILE_ELEMS 32768
 #define LUTMM_WIDE_MAX_STAGES 8
@@ -188,9 +188,9 @@ LUTMM_HD static inline int lutmm_skinny_warps(int mb, int bits) { return LUTMM_S
 #define LUTMM_SKINNY_HAS_MORE_WARPS(mb, bits, one_row) ((mb) == 4 && (bits) >= 2 && (bits) <= 4 && (one_row))
 /* Warps per block for weights of `atoms` 64 x 64 atoms on `sm_count` SMs:
  * the 12-warp kernel where it exists and the default count would give each
- * warp at least 32 atoms. Measured on the H100 at M = 24 and 32 (docs/PERF.md,
- * change 35): 11-13 % faster at 54 atoms per warp (8192 x 28672, 28672 x
- * 8192), 5-24 % slower at 4-16 (8192 x 8192 and smaller). */
+ * warp at least 32 atoms. Measured on the H100 at M = 17..32 (docs/PERF.md,
+ * change 35): 5-14 % faster (median 11 %) at 54 atoms per warp (8192 x
+ * 28672, 28672 x 8192), 3-23 % slower at 4-16 (8192 x 8192 and smaller). */
 LUTMM_HD static inline int lutmm_skinny_warps_for(int mb, int bits, int one_row, int64_t atoms, int sm_count) {
   const int warps = lutmm_skinny_warps(mb, bits);
   return LUTMM_SKINNY_HAS_MORE_WARPS(mb, bits, one_row) && atoms >= (int64_t)32 * warps * sm_count
