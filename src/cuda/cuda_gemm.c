@@ -121,18 +121,10 @@ static int tiles_whole(const lutmm_cuda_gemm_params *p) {
   return p->units % p->grid == 0 && (p->units / p->grid) % p->iters == 0;
 }
 
-/* Warps per skinny block for X rows in `mb` m8 blocks. The 12-warp kernel
- * takes more shared memory than the default one (215 against 175 KiB for
- * 4-bit codes, 163 against 143 for 2-bit) and may run after a 64-row launch
- * whose fit was all use_skinny checked, so where it does not fit the
- * device, the default count. */
+/* Warps per skinny block for X rows in `mb` m8 blocks on this device. */
 static int skinny_warps(const lutmm_cuda_state *s, const lutmm_weights *w, int mb, const lutmm_cuda_gemm_params *p) {
-  const int bits = w->params.bits, fewer = lutmm_skinny_warps(mb, bits);
-  const int warps =
-      lutmm_skinny_warps_for(mb, bits, p->atom_one_group, w->geom.n_atoms * w->geom.k_atoms, s->sm_count);
-  if (warps != fewer && lutmm_skinny_smem_bytes(s->smem_base, bits, mb, p->atom_one_group, warps) > s->smem_per_block)
-    return fewer;
-  return warps;
+  return lutmm_skinny_warps_for(mb, w->params.bits, p->atom_one_group, w->geom.n_atoms * w->geom.k_atoms,
+                                s->sm_count, s->smem_base, s->smem_per_block);
 }
 
 /* The skinny kernel (one launch per `m` <= 64 rows, every code width): X

@@ -186,17 +186,6 @@ LUTMM_HD static inline int lutmm_skinny_warps(int mb, int bits) { return LUTMM_S
  * 1.5x the warps only run slower per warp (docs/HEURISTICS.md). */
 #define LUTMM_SKINNY_MORE_WARPS 12
 #define LUTMM_SKINNY_HAS_MORE_WARPS(mb, bits, one_row) ((mb) == 4 && (bits) >= 2 && (bits) <= 4 && (one_row))
-/* Warps per block for weights of `atoms` 64 x 64 atoms on `sm_count` SMs:
- * the 12-warp kernel where it exists and the default count would give each
- * warp at least 32 atoms. Measured on the H100 at M = 17..32 (docs/PERF.md,
- * change 35): 5-14 % faster (median 11 %) at 54 atoms per warp (8192 x
- * 28672, 28672 x 8192), 3-23 % slower at 4-16 (8192 x 8192 and smaller). */
-LUTMM_HD static inline int lutmm_skinny_warps_for(int mb, int bits, int one_row, int64_t atoms, int sm_count) {
-  const int warps = lutmm_skinny_warps(mb, bits);
-  return LUTMM_SKINNY_HAS_MORE_WARPS(mb, bits, one_row) && atoms >= (int64_t)32 * warps * sm_count
-             ? LUTMM_SKINNY_MORE_WARPS
-             : warps;
-}
 LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* atoms per X chunk */
 
 /* Atoms a warp has in flight: at most 4, and no more than fit a 227 KiB
@@ -288,6 +277,23 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
 /* Dynamic shared memory of one skinny block. */
 LUTMM_HD static inline size_t lutmm_skinny_smem_bytes(uint32_t base, int bits, int mb, int one_row, int warps) {
   return (size_t)(lutmm_skinny_layout_at(base, bits, mb, one_row, warps).end - base);
+}
+
+/* Warps per skinny block for weights of `atoms` 64 x 64 atoms on a device
+ * of `sm_count` SMs whose blocks may take `smem_limit` bytes of dynamic
+ * shared memory from window address `smem_base`: the 12-warp kernel where
+ * it exists, the default count would give each warp at least 32 atoms, and
+ * its larger block fits (it can run after a 64-row launch whose fit was
+ * the one checked); else the default count. Measured on the H100 at
+ * M = 17..32 (docs/PERF.md, change 35): 5-14 % faster (median 11 %) at 54
+ * atoms per warp (8192 x 28672, 28672 x 8192), 3-23 % slower at 4-16
+ * (8192 x 8192 and smaller). */
+LUTMM_HD static inline int lutmm_skinny_warps_for(int mb, int bits, int one_row, int64_t atoms, int sm_count,
+                                                  uint32_t smem_base, size_t smem_limit) {
+  const int warps = lutmm_skinny_warps(mb, bits);
+  const int more = LUTMM_SKINNY_HAS_MORE_WARPS(mb, bits, one_row) && atoms >= (int64_t)32 * warps * sm_count &&
+                   lutmm_skinny_smem_bytes(smem_base, bits, mb, one_row, LUTMM_SKINNY_MORE_WARPS) <= smem_limit;
+  return more ? LUTMM_SKINNY_MORE_WARPS : warps;
 }
 
 #endif

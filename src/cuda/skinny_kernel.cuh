@@ -534,10 +534,9 @@ __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int
  * blocks), so its loads' round trips are the kernel's tail: M = 1 (decode)
  * takes 16 partials per round trip, a column split over 16 blocks in one
  * (a build taking 32 at M = 1 and 16 at M = 2 spilled at 128 registers);
- * M = 2 takes 8; M = 3..4 takes 4 rows of
- * 4; larger M all rows of 2 partials per round trip (1 at MB = 4, whose
- * registers would not hold two); MB = 8 takes 32 rows at a time, 1 partial
- * per round trip. More at M = 5..8 (8 rows of 3) spills the 16-warp
+ * M = 2 takes 8; M = 3..4 takes 4 rows of 4; larger M all rows of 2
+ * partials per round trip (1 at MB = 4, whose registers would not hold
+ * two); MB = 8 takes 32 rows at a time, 1 partial per round trip. More at M = 5..8 (8 rows of 3) spills the 16-warp
  * kernels at 128 registers. Only MB = 1 kernels carry the paths for
  * M <= 8: the others never see so few rows, and without those paths they
  * compile to fewer registers (the MB = 8 kernels' small spills went). */

@@ -8,8 +8,8 @@
  * other work, so that neither the copies' issue nor their address
  * registers sit in the MMA warps. A tile is 64, 128 or 256 X rows
  * (tile<TM>); the two MMA warpgroups each own COLS 64-column atom columns
- * of it (four at 64 rows, two at 128, one at 256), and warp j of a warpgroup dequantizes n16
- * block j of each of them: the four pair values a lane looks up for one
+ * of it (four at 64 rows, two at 128, one at 256), and warp j of a
+ * warpgroup dequantizes n16 block j of each of them: the four pair values a lane looks up for one
  * 16-row slab are exactly its rows of the wgmma A operand (16 rows per
  * warp, mma.m16n8k16's A layout), so the weights never go back to shared
  * memory. X^T, the B operand, is read by the tensor cores straight from
@@ -248,8 +248,8 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
  * per-slab scales that ran slower (more registers, spills), so they read
  * each slab's words when it comes. At 64-row tiles (four columns) the
  * one-plane kernels spill 8-32 B and still gain from running ahead (without
- * it they ran up to 9 % slower on the H100). Each slab's group may run on while the
- * next is prepared; a fragment buffer is reused only after the group that
+ * it they ran up to 9 % slower on the H100). Each slab's group may run on
+ * while the next is prepared; a fragment buffer is reused only after the group that
  * read it completed (wait for all but the latest group). */
 template <typename T, int BITS, bool ONE_ROW, int TM>
 __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *stage,

@@ -4,8 +4,9 @@
  * and above every tile size; plus Stream-K shapes, columns cut many ways,
  * groups of 16 and 32 over a K that ends inside an atom, a small caller
  * workspace, 33..64 rows over more than 4096 columns (the wide kernel's
- * 64-row tiles, the skinny kernel's 64-row launch), 17..32 rows over weights large enough for its 12-warp
- * kernel, and run-to-run determinism. Exit 77 without a device. */
+ * 64-row tiles, the skinny kernel's 64-row launch), 17..32 rows over
+ * weights large enough for the skinny kernel's 12-warp blocks, and
+ * run-to-run determinism. Exit 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,15 +134,16 @@ static void rows_33_to_64(harness *h) {
 }
 
 /* 17..32 rows of X over weights large enough that every warp of the
- * default 8-warp block would stream at least 32 atoms: the planner takes the
- * 12-warp kernel (lutmm_skinny_warps_for; 8192 x 17400 is 34,816 atoms, over
- * the 33,792 of 132 SMs). 272 atom columns leave the last 12-column tile
- * two thirds full, its last column ragged. */
+ * default 8-warp block would stream at least 32 atoms: on Hopper the
+ * planner takes the 12-warp kernel (lutmm_skinny_warps_for; 8192 x 18870 is
+ * 37,760 atoms, enough for devices of up to 147 SMs). 295 atom columns
+ * leave the last 12-column tile seven twelfths full, its last column
+ * ragged. */
 static void skinny_more_warps(harness *h) {
   const int64_t ms[] = {32, 17, 24};
   uint64_t rng = 19;
   for (int bits = 2; bits <= 4; bits++) {
-    gemm_case c = {bits, ms[bits - 2], 8192, 17400, bits == 3 ? 64 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+    gemm_case c = {bits, ms[bits - 2], 8192, 18870, bits == 3 ? 64 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
     c.x_dtype = bits == 3 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     c.exact = bits != 2;

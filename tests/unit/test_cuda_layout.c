@@ -4,16 +4,17 @@
  * proved here without a GPU.
  * skinny_layout: for every instantiation (bits 1..8, MB 1/2/4 with one-row
  * or per-slab scales, MB 8 with one-row scales, and the 12-warp MB 4
- * kernels) and dynamic-memory bases 0..4 KiB, regions in order and disjoint, the pair table on a 64 KiB
- * boundary, every warp's ring 16-byte aligned and inside the gap or after
+ * kernels) and dynamic-memory bases 0..4 KiB, regions in order and
+ * disjoint, the pair table on a 64 KiB boundary, every warp's ring 16-byte aligned and inside the gap or after
  * the table, and the Hopper block limit (227 KiB) kept at the reserved base
  * the CUDA runtime reports.
  * skinny_warp_choice: the planner's warp count, 12 at MB 4 only where that
- * kernel exists and the default count would give each warp 32 atoms.
+ * kernel exists, the default count would give each warp 32 atoms and the
+ * larger block fits.
  * scale_entries: the rows a per-slab scale entry must hold, counted atom by
  * atom for every group size, fit it whenever the host picks the kernel.
- * wide_layout: for tiles of 64, 128 and 256 rows the wide kernel's stage holds X, the unit's atoms of every
- * plane and four scale rows in 16-byte units, and the table plus four
+ * wide_layout: for tiles of 64, 128 and 256 rows the wide kernel's stage
+ * holds X, the unit's atoms of every plane and four scale rows in 16-byte units, and the table plus four
  * stages fit the Hopper block limit for every code width it takes.
  * stream_k_ranges: the division-free Stream-K boundaries against plain
  * 64-bit division, and each unit's block against those boundaries. */
@@ -69,21 +70,33 @@ static void skinny_layout(void) {
           }
 }
 
-/* The planner's warp count: the 12-warp kernel only where it exists and the
- * default count would give every warp at least 32 atoms. */
+/* The planner's warp count: the 12-warp kernel only where it exists, the
+ * default count would give every warp at least 32 atoms, and its block fits
+ * the device (132 SMs and Hopper's limit unless stated). */
+static int warps_for(int mb, int bits, int one_row, int64_t atoms) {
+  return lutmm_skinny_warps_for(mb, bits, one_row, atoms, 132, HOPPER_RESERVED, HOPPER_BLOCK_LIMIT);
+}
+
 static void skinny_warp_choice(void) {
   const int64_t atoms_8192x28672 = 448 * 128, atoms_8192x8192 = 128 * 128;
-  CHECK(lutmm_skinny_warps_for(4, 4, 1, atoms_8192x28672, 132) == LUTMM_SKINNY_MORE_WARPS);
-  CHECK(lutmm_skinny_warps_for(4, 2, 1, atoms_8192x28672, 132) == LUTMM_SKINNY_MORE_WARPS);
-  CHECK(lutmm_skinny_warps_for(4, 4, 1, atoms_8192x8192, 132) == 8);
-  CHECK(lutmm_skinny_warps_for(4, 4, 1, 32 * 8 * 132 - 1, 132) == 8);
-  CHECK(lutmm_skinny_warps_for(4, 4, 1, 32 * 8 * 132, 132) == LUTMM_SKINNY_MORE_WARPS);
-  CHECK(lutmm_skinny_warps_for(4, 4, 0, atoms_8192x28672, 132) == 8); /* per-slab scales spill at 12 */
-  CHECK(lutmm_skinny_warps_for(4, 1, 1, atoms_8192x28672, 132) == 8);
-  CHECK(lutmm_skinny_warps_for(4, 5, 1, atoms_8192x28672, 132) == 8);
-  CHECK(lutmm_skinny_warps_for(2, 4, 1, atoms_8192x28672, 132) == 12);
-  CHECK(lutmm_skinny_warps_for(8, 4, 1, atoms_8192x28672, 132) == 8);
-  CHECK(lutmm_skinny_warps_for(1, 4, 1, atoms_8192x28672, 132) == 16);
+  CHECK(warps_for(4, 4, 1, atoms_8192x28672) == LUTMM_SKINNY_MORE_WARPS);
+  CHECK(warps_for(4, 2, 1, atoms_8192x28672) == LUTMM_SKINNY_MORE_WARPS);
+  CHECK(warps_for(4, 4, 1, atoms_8192x8192) == 8);
+  CHECK(warps_for(4, 4, 1, 32 * 8 * 132 - 1) == 8);
+  CHECK(warps_for(4, 4, 1, 32 * 8 * 132) == LUTMM_SKINNY_MORE_WARPS);
+  CHECK(warps_for(4, 4, 0, atoms_8192x28672) == 8); /* per-slab scales spill at 12 */
+  CHECK(warps_for(4, 1, 1, atoms_8192x28672) == 8);
+  CHECK(warps_for(4, 5, 1, atoms_8192x28672) == 8);
+  CHECK(warps_for(2, 4, 1, atoms_8192x28672) == 12);
+  CHECK(warps_for(8, 4, 1, atoms_8192x28672) == 8);
+  CHECK(warps_for(1, 4, 1, atoms_8192x28672) == 16);
+  /* more SMs need more atoms */
+  CHECK(lutmm_skinny_warps_for(4, 4, 1, atoms_8192x28672, 225, HOPPER_RESERVED, HOPPER_BLOCK_LIMIT) == 8);
+  /* a block limit below the 12-warp block: the default count, per code width */
+  const size_t four_bit = lutmm_skinny_smem_bytes(HOPPER_RESERVED, 4, 4, 1, LUTMM_SKINNY_MORE_WARPS);
+  CHECK(lutmm_skinny_warps_for(4, 4, 1, atoms_8192x28672, 132, HOPPER_RESERVED, four_bit) == 12);
+  CHECK(lutmm_skinny_warps_for(4, 4, 1, atoms_8192x28672, 132, HOPPER_RESERVED, four_bit - 1) == 8);
+  CHECK(lutmm_skinny_warps_for(4, 2, 1, atoms_8192x28672, 132, HOPPER_RESERVED, four_bit - 1) == 12);
 }
 
 /* Per-slab scale entries: the most rows an atom spans, counted as the
