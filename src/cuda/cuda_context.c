@@ -1,6 +1,7 @@
 /* CUDA context lifetime: device limits, the default workspace (so that
  * lutmm_gemm never allocates) and the error-flag buffer. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_ops.h"
 #include "cuda_state.h"
@@ -16,6 +17,18 @@ static size_t default_workspace_bytes(int sm_count) {
   const size_t wide_per_sm = (size_t)LUTMM_WIDE_TILE_ELEMS;
   const size_t per_sm = tiled_per_sm > wide_per_sm ? tiled_per_sm : wide_per_sm;
   return (size_t)2 * (size_t)sm_count * per_sm * sizeof(float);
+}
+
+/* Cooperative skinny launches (every block resident: cut columns reduced
+ * by all their finishing contributors, docs/HEURISTICS.md) where the device
+ * has them; LUTMM_CUDA_COOPERATIVE=0 keeps the plain launches, whose cut
+ * columns are reduced by their last contributor alone. */
+static cudaError_t read_cooperative(lutmm_cuda_state *s) {
+  int supported = 0;
+  const cudaError_t err = cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, s->device);
+  const char *env = getenv("LUTMM_CUDA_COOPERATIVE");
+  s->cooperative = err == cudaSuccess && supported && !(env != NULL && strcmp(env, "0") == 0);
+  return err;
 }
 
 static lutmm_status read_device(lutmm_cuda_state *s) {
@@ -38,6 +51,7 @@ static lutmm_status read_device(lutmm_cuda_state *s) {
   if (err == cudaSuccess) err = lutmm_cuda_skinny_allow_smem_bf16(s->smem_per_block, s->smem_base);
   if (err == cudaSuccess) err = lutmm_cuda_wide_allow_smem_f16(s->smem_per_block);
   if (err == cudaSuccess) err = lutmm_cuda_wide_allow_smem_bf16(s->smem_per_block);
+  if (err == cudaSuccess) err = read_cooperative(s);
   return lutmm_cuda_status(err);
 }
 
@@ -60,7 +74,8 @@ static lutmm_status allocate_buffers(lutmm_cuda_state *s) {
   s->own_workspace_bytes = default_workspace_bytes(s->sm_count);
   cudaError_t err = cudaMalloc((void **)&s->own_workspace, s->own_workspace_bytes);
   if (err == cudaSuccess) err = cudaMalloc((void **)&s->flags, 2 * sizeof(int));
-  const size_t ticket_bytes = (size_t)s->sm_count * 16 * sizeof(int);
+  /* Two sets of a counter per column, at most 16 warps per block, one block per SM. */
+  const size_t ticket_bytes = (size_t)2 * LUTMM_SKINNY_TICKETS_PER_SM * (size_t)s->sm_count * sizeof(int);
   if (err == cudaSuccess) err = cudaMalloc((void **)&s->tickets, ticket_bytes);
   if (err == cudaSuccess) err = cudaMemset(s->tickets, 0, ticket_bytes);
   s->workspace = s->own_workspace;

@@ -171,7 +171,15 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   if (fits < grid) grid = p->n_tiles;
   p->grid = (int)grid;
   p->workspace = s->workspace;
-  p->tickets = s->tickets;
+  /* Cut columns reduced by all their finishing contributors together
+   * (cooperative launch) where each is cut into 12 or more partials at
+   * M >= 3: there the last contributor's loads of every partial took
+   * 2-10 us (H100, docs/PERF.md, change 37), while at M <= 2 (8-16
+   * partials a round trip) and at 3-9 partials the shared reduction's
+   * wait cost 0.2-9 us more than it saved. Some kernels lack it
+   * (LUTMM_SKINNY_SHARES_REDUCTION). */
+  p->cooperative = s->cooperative && LUTMM_SKINNY_SHARES_REDUCTION(p->mb, p->warps) && m >= 3 &&
+                   p->iters * p->grid >= 12 * p->units;
   /* Weights evict-first in L2 when a tile's units span at most 8 blocks:
    * then a good share of its partials are written early in the launch and
    * would otherwise be evicted by the weights streamed before their
@@ -220,12 +228,22 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
          w->geom.scale_rows * w->geom.n_pad * 4 < ((int64_t)1 << 31);
 }
 
+/* A skinny launch counts its cut columns' partials in one of two ticket
+ * sets and zeroes the other, which the launch before it used (stream order:
+ * it has finished), so no launch has to reset its own counters at its end. */
+static void use_ticket_set(lutmm_cuda_state *s, lutmm_cuda_gemm_params *p) {
+  p->ticket_count = LUTMM_SKINNY_TICKETS_PER_SM * s->sm_count;
+  p->tickets = s->tickets + (size_t)(s->ticket_launches % 2) * (size_t)p->ticket_count;
+  p->tickets_next = s->tickets + (size_t)((s->ticket_launches + 1) % 2) * (size_t)p->ticket_count;
+  s->ticket_launches++;
+}
+
 /* One skinny launch per skinny_rows rows of X and Y, queued in order on the
  * stream; each reads every weight again (skinny_pays says when that is
  * worth it). The launches share the workspace and tickets; stream order
  * keeps them apart. A row offset keeps X's 16-byte alignment (x_vector
  * needs K % 8 == 0). */
-static cudaError_t launch_skinny_rows(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
+static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                                       lutmm_cuda_gemm_params *p) {
   const int64_t rows = skinny_rows(a, p);
   const size_t x_row = (size_t)w->params.k * lutmm_dtype_size(a->x_dtype);
@@ -235,6 +253,7 @@ static cudaError_t launch_skinny_rows(const lutmm_cuda_state *s, const lutmm_wei
     p->x = (const uint8_t *)a->x + (size_t)r0 * x_row;
     p->y = (uint8_t *)a->y + (size_t)r0 * y_row;
     plan_skinny(s, w, p->m, p);
+    use_ticket_set(s, p);
     const cudaError_t err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_skinny_f16(s->stream, p, s->smem_base)
                                                           : lutmm_cuda_launch_skinny_bf16(s->stream, p, s->smem_base);
     if (err != cudaSuccess) return err;
@@ -292,7 +311,7 @@ static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w
 }
 
 lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const lutmm_gemm_args *args) {
-  const lutmm_cuda_state *s = lutmm_cuda_state_of(ctx);
+  lutmm_cuda_state *s = lutmm_cuda_state_of(ctx);
   lutmm_cuda_gemm_params p;
   memset(&p, 0, sizeof p);
   fill_operands(w, args, &p);

@@ -22,7 +22,9 @@ typedef struct lutmm_cuda_state {
   size_t workspace_bytes;
   int deterministic;
   int *flags;             /* device int[2]: error reports of quantize/pack */
-  int *tickets;           /* device int[SMs × 16], zero between launches: skinny-kernel fixup */
+  int *tickets;           /* device int[2][SMs × 16]: skinny-kernel fixup counters, a set per launch parity */
+  unsigned ticket_launches; /* skinny launches so far: launch i uses set i % 2 and zeroes the other */
+  int cooperative;        /* skinny launches are cooperative (the device supports it, LUTMM_CUDA_COOPERATIVE != 0) */
   int wide;               /* the wide kernel can run: its sm_90a code (wide_f16.cu's probe) and TMA */
   void *encode_tensor_map; /* the driver's cuTensorMapEncodeTiled (cuda_tensor_map.c) */
 } lutmm_cuda_state;

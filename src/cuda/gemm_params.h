@@ -53,7 +53,11 @@ typedef struct lutmm_cuda_gemm_params {
   int tile_m, tile_n; /* a partial tile in the workspace: tile_m × tile_n fp32 */
   int mb;             /* skinny kernel: X rows held, in m8 blocks (1, 2, 4, 8); 0 = tiled kernel */
   int warps;          /* skinny kernel: warps per block (lutmm_skinny_warps_for) */
-  int *tickets;       /* skinny kernel: per cut tile column, partials written so far */
+  int *tickets;       /* skinny kernel: per cut tile column, partials written so far (zero at the start) */
+  int *tickets_next;  /* skinny kernel: the other set, zeroed here for the next launch */
+  int ticket_count;   /* skinny kernel: counters in each set */
+  int cooperative;    /* skinny kernel: launched cooperatively (every block resident), so a cut column's
+                         finishing contributors can wait for each other and share its reduction */
   int weights_evict_first; /* skinny kernel: weight lines evict-first in L2 (docs/HEURISTICS.md) */
   float table[256];
   lutmm_tensor_map x_map; /* wide kernel, when x_tma: X as 64 k × tile_m row boxes, 128-byte swizzle */
@@ -273,6 +277,16 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
   l.end = l.above + (warps - l.gap_warps) * per_warp;
   return l;
 }
+
+/* Skinny kernels that can share a cut column's reduction among its
+ * finishing contributors (cooperative launches): not the 64-row ones, whose
+ * registers it would spill, nor the 12-warp 32-row ones, whose main loop
+ * compiled 5-6 % slower with it (8192 x 28672, M = 32, H100). */
+#define LUTMM_SKINNY_SHARES_REDUCTION(mb, warps) ((mb) <= 4 && !((mb) == 4 && (warps) == LUTMM_SKINNY_MORE_WARPS))
+
+/* Skinny-kernel fixup counters per multiprocessor in each ticket set: one
+ * per warp of the widest block (one block per multiprocessor). */
+#define LUTMM_SKINNY_TICKETS_PER_SM 16
 
 /* Dynamic shared memory of one skinny block. */
 LUTMM_HD static inline size_t lutmm_skinny_smem_bytes(uint32_t base, int bits, int mb, int one_row, int warps) {

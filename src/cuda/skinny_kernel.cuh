@@ -25,7 +25,10 @@
  * workspace slot (2b for its first segment, 2b + 1 for its last, as for the
  * tiled kernel); the warp that completes a column's set of partials (an
  * integer ticket, no float atomics) adds them in block order and writes Y,
- * so the bits never depend on which warp finished last. */
+ * so the bits never depend on which warp finished last. In a cooperative
+ * launch the warps whose blocks end in that column instead wait for all its
+ * partials and each add a share of it, in the same order (reduce_together).
+ * A launch's tickets start at zero: the launch before zeroed them. */
 #ifndef LUTMM_CUDA_SKINNY_KERNEL_CUH
 #define LUTMM_CUDA_SKINNY_KERNEL_CUH
 
@@ -599,6 +602,105 @@ __device__ __forceinline__ int ticket_add_acq_rel(int *ticket) {
   return old;
 }
 
+/* Adds 1 to a ticket, releasing the warp's earlier stores (ordered before
+ * it by __syncwarp), without waiting for the result. */
+__device__ __forceinline__ void ticket_arrive(int *ticket) {
+  asm volatile("red.release.gpu.global.add.s32 [%0], 1;\n" ::"l"(ticket) : "memory");
+}
+
+/* Waits until a ticket reaches `count`, acquiring the stores its adds
+ * released. Only in cooperative launches: the blocks it waits for are
+ * resident, so they get there. */
+__device__ __forceinline__ void ticket_wait(const int *ticket, int count) {
+  for (;;) {
+    int seen;
+    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(seen) : "l"(ticket) : "memory");
+    if (seen >= count) return;
+    __nanosleep(32);
+  }
+}
+
+/* Share `share` of `shares` of a cut column's elements (rows below M, in
+ * row-major order, 64 a row): lane l adds elements e0 + l + 32·g of each
+ * partial, G at a time, the loads of BATCH partials issued together, in
+ * block order from 0 as reduce_rows adds them, so the sums are the same
+ * bits whichever path reduces. */
+template <int MB, int BITS, int W, int G, int BATCH>
+__device__ __forceinline__ void reduce_share(const lutmm_cuda_gemm_params &p, int warp, int lane, int64_t column0,
+                                             int64_t first, int64_t first_slot, int64_t last, int share,
+                                             int shares) {
+  using C = cfg<MB, BITS, W>;
+  const size_t tile_elems = (size_t)C::ROWS * C::TILE_N;
+  const int elems = 64 * min((int)p.m, C::ROWS);
+  const int e0 = share * elems / shares, e1 = (share + 1) * elems / shares;
+  for (int e = e0 + lane; e < e1; e += 32 * G) {
+    float sum[G];
+#pragma unroll
+    for (int g = 0; g < G; g++) sum[g] = 0.0f;
+    for (int64_t b0 = first; b0 <= last; b0 += BATCH) {
+      float part[BATCH][G];
+#pragma unroll
+      for (int t = 0; t < BATCH; t++) {
+        const int64_t b = b0 + t;
+        const int64_t slot = b == first ? first_slot : 2 * b;
+        const float *at = p.workspace + (size_t)slot * tile_elems + (size_t)warp * 64;
+        const bool load = b <= last && !lutmm_fault_drop_partial(b - first);
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+          const int el = e + 32 * g;
+          part[t][g] = load && el < e1 ? __ldcg(at + (size_t)(el / 64) * C::TILE_N + el % 64) : 0.0f;
+        }
+      }
+#pragma unroll
+      for (int t = 0; t < BATCH; t++)
+        if (b0 + t <= last)
+#pragma unroll
+          for (int g = 0; g < G; g++) sum[g] += part[t][g];
+    }
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+      const int el = e + 32 * g;
+      if (el < e1 && column0 + el % 64 < p.n)
+        store_output(p.y, p.y_dtype, (el / 64) * p.n + column0 + el % 64, sum[g]);
+    }
+  }
+}
+
+/* A cut column in a cooperative launch: every contributor publishes its
+ * partial; those whose block range ends in this tile (all but, usually, the
+ * last contributor, whose range goes on into the next tile) wait for the
+ * rest and each add an equal share of the column, so the reduction's loads
+ * spread over up to 17 multiprocessors, where a single last contributor
+ * would load every partial through its own. A lane issues the loads of
+ * up to 4 partials of FEW_G elements, or of 16 partials of MANY_G
+ * elements, together (MB = 1 kernels hold 128 registers, so fewer). */
+template <int MB, int BITS, int W>
+__device__ void reduce_together(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
+                                int64_t last, int *ticket) {
+  constexpr int FEW_G = MB == 1 ? 4 : 8, MANY_G = MB == 1 ? 1 : 2; /* more would spill */
+  const int64_t end_unit = ((int64_t)tile + 1) * p.iters;
+  const int64_t reducers =
+      lutmm_cuda_range_start(p.units, p.grid, last + 1) <= end_unit ? last + 1 - first : last - first;
+  if (lane == 0) ticket_arrive(ticket);
+  const int64_t share = (int64_t)blockIdx.x - first;
+  if (share >= reducers) return;
+  const int64_t partials = last - first + 1;
+  if (lane == 0) ticket_wait(ticket, (int)partials);
+  __syncwarp(); /* the other lanes' loads after lane 0's acquire */
+  const int64_t first_slot =
+      lutmm_cuda_range_start(p.units, p.grid, first) == (int64_t)tile * p.iters ? 2 * first : 2 * first + 1;
+  const int64_t column0 = ((int64_t)tile * W + warp) * 64;
+  const int sh = (int)share, shs = (int)reducers;
+  if (partials <= 4)
+    reduce_share<MB, BITS, W, FEW_G, 4>(p, warp, lane, column0, first, first_slot, last, sh, shs);
+  else
+    reduce_share<MB, BITS, W, MANY_G, 16>(p, warp, lane, column0, first, first_slot, last, sh, shs);
+}
+
+/* Kernels with the shared reduction (LUTMM_SKINNY_SHARES_REDUCTION). */
+template <int MB, int W>
+constexpr bool SHARES_REDUCTION = LUTMM_SKINNY_SHARES_REDUCTION(MB, W);
+
 /* Writes a finished segment: straight to Y for a whole tile, else to the
  * block's workspace slot, and the column's last contributor reduces. */
 template <int MB, int BITS, int W>
@@ -633,13 +735,14 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   const int64_t first = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit);
   const int64_t last = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit + p.iters - 1);
   int *ticket = p.tickets + first * C::WARPS + warp;
+  if constexpr (SHARES_REDUCTION<MB, W>)
+    if (p.cooperative) return reduce_together<MB, BITS, W>(p, c.tile, warp, lane, first, last, ticket);
   int arrived = 0;
   if (lane == 0) arrived = ticket_add_acq_rel(ticket);
   arrived = __shfl_sync(0xFFFFFFFFu, arrived, 0);
   if (arrived != last - first) return;
   __syncwarp(); /* the other lanes' loads after lane 0's acquire */
   reduce_partials<MB, BITS, W>(p, c.tile, warp, lane, first, last);
-  if (lane == 0) *ticket = 0; /* ready for the next launch */
 }
 
 /* The lookup table (lutmm_skinny_table_bytes): entry e at e·256 bytes, its
@@ -765,6 +868,8 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
   const uint32_t ring_lane = ring_of<MB, BITS, ONE_ROW>(layout, warp) + 16u * (uint32_t)lane;
   const uint32_t table_lane = layout.table | table_lane_offset<BITS>(lane);
   const uint8_t *x_lane = x_lane_of<MB>(xbuf, lane);
+  for (int i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < p.ticket_count; i += (int)(gridDim.x * blockDim.x))
+    p.tickets_next[i] = 0; /* the launch before this one used them; the next one counts in them */
   const int lo = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x);
   const int hi = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x + 1);
   const plane_lanes<BITS> planes = lanes_of<BITS>(p, lane);

@@ -54,13 +54,24 @@ const void *kernel_for(int mb, int bits, int one_row, int warps) {
   return one_row ? kernel_for_rows<T, true>(mb, bits, warps) : kernel_for_rows<T, false>(mb, bits, warps);
 }
 
-/* `smem_base`: the shared-window address where dynamic shared memory starts. */
+/* `smem_base`: the shared-window address where dynamic shared memory
+ * starts. A cooperative launch the device cannot fit (another client holding
+ * multiprocessors, say) goes again as a plain one, whose cut columns need no
+ * resident partner. */
 template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base) {
+  const void *kernel = kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps);
+  const dim3 grid((unsigned)p->grid), block(32 * (unsigned)p->warps);
+  const size_t smem = lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group, p->warps);
   void *args[] = {(void *)p};
-  return cudaLaunchKernel(kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps), dim3((unsigned)p->grid),
-                          dim3(32 * (unsigned)p->warps), args,
-                          lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group, p->warps), stream);
+  if (!p->cooperative) return cudaLaunchKernel(kernel, grid, block, args, smem, stream);
+  const cudaError_t err = cudaLaunchCooperativeKernel(kernel, grid, block, args, smem, stream);
+  if (err != cudaErrorCooperativeLaunchTooLarge) return err;
+  (void)cudaGetLastError(); /* not sticky: clear it before the plain launch */
+  lutmm_cuda_gemm_params plain = *p;
+  plain.cooperative = 0;
+  void *plain_args[] = {(void *)&plain};
+  return cudaLaunchKernel(kernel, grid, block, plain_args, smem, stream);
 }
 
 /* Kernels needing more than `limit` bytes stay unconfigured: the planner

@@ -2,7 +2,9 @@
  * over b = 1..8, fp16/bf16 activations, every output dtype, scale dtypes,
  * group sizes 16..K and whole-column, M from 1 to 1000, N and K below, at
  * and above every tile size; plus Stream-K shapes, columns cut many ways,
- * groups of 16 and 32 over a K that ends inside an atom, a small caller
+ * columns cut among 16 blocks at M >= 3 (the shared reduction of
+ * cooperative launches; LUTMM_CUDA_COOPERATIVE=0 runs the last-contributor
+ * one), groups of 16 and 32 over a K that ends inside an atom, a small caller
  * workspace, 33..64 rows over more than 4096 columns (the wide kernel's
  * 64-row tiles, the skinny kernel's 64-row launch), 17..32 rows over
  * weights large enough for the skinny kernel's 12-warp blocks, and
@@ -94,6 +96,25 @@ static void deep_columns(harness *h) {
       gemm_case c = {i == 1 ? 4 : 2 + (int)m, m, shapes[i][0], shapes[i][1], i == 2 ? 32 : 128, LUTMM_DTYPE_F16,
                      LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
       c.x_dtype = m == 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+      run_exact_and_bound(h, c);
+    }
+}
+
+/* M >= 3 over few columns and a long K: each column is cut among 16
+ * blocks, so with cooperative launches (the default where the device has
+ * them) the blocks that end in it share its reduction (reduce_together),
+ * else its last contributor adds every partial (test_cuda_gemm_plain runs
+ * this file so). 1000 columns leave the last atom column ragged, the last
+ * 12-warp tile a third full; M = 3, 8, 16, 32 reach 8-, 16- and 32-row
+ * blocks, groups of 32 the per-slab kernels. */
+static void shared_reduction(harness *h) {
+  const int64_t ms[] = {3, 8, 16, 32};
+  uint64_t rng = 23;
+  for (int i = 0; i < 4; i++)
+    for (int bits = 1; bits <= 4; bits++) {
+      gemm_case c = {bits, ms[i], 4096, 1000, (i + bits) % 2 ? 32 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+                     LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
+      c.x_dtype = bits % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
       run_exact_and_bound(h, c);
     }
 }
@@ -190,6 +211,7 @@ int main(void) {
   shape_grid(&h);
   stream_k_shapes(&h);
   deep_columns(&h);
+  shared_reduction(&h);
   ragged_slab_rows(&h);
   rows_33_to_64(&h);
   skinny_more_warps(&h);
