@@ -490,13 +490,28 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
 /* Element e of n16 block j, m8 block mb in this lane's accumulators is
  * row 8·mb + 2·(lane % 4) + (e & 1), column 16·j + lane / 4 + 8·(e >> 1). */
 
+/* Workspace slot of contributor b's partial of a cut column whose
+ * contributors are blocks first .. last: 2b for a block's first segment,
+ * 2b + 1 for its last (only the first contributor's can be that, when its
+ * range starts before the tile). */
+struct partial_slots {
+  int64_t first, first_slot;
+
+  __device__ __forceinline__ partial_slots(const lutmm_cuda_gemm_params &p, int tile, int64_t first_block)
+      : first(first_block),
+        first_slot(lutmm_cuda_range_start(p.units, p.grid, first_block) == (int64_t)tile * p.iters
+                       ? 2 * first_block
+                       : 2 * first_block + 1) {}
+  __device__ __forceinline__ int64_t of(int64_t b) const { return b == first ? first_slot : 2 * b; }
+};
+
 /* Rows row0 .. row0 + G − 1 (those below M) of a cut column: every block's
  * partial added in block order. Lane l owns elements l + 32·i (row row0 +
  * i/2, column l + 32·(i % 2)); the loads of BATCH partials are issued
  * together, so the sum waits on memory once per BATCH partials. */
 template <int MB, int BITS, int W, int G, int BATCH>
 __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int warp, int lane, int64_t column0,
-                                            int64_t first, int64_t first_slot, int64_t last, int row0 = 0) {
+                                            const partial_slots &slots, int64_t last, int row0 = 0) {
   using C = cfg<MB, BITS, W>;
   constexpr int PER_LANE = 2 * G;
   const size_t tile_elems = (size_t)C::ROWS * C::TILE_N;
@@ -506,13 +521,13 @@ __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int
   for (int i = 0; i < PER_LANE; i++) sum[i] = 0.0f;
   /* Whole batches, the last one cut short by predicates (a remainder loop
    * would wait once per partial). */
+  const int64_t first = slots.first;
   for (int64_t b0 = first; b0 <= last; b0 += BATCH) {
     float part[BATCH][PER_LANE];
 #pragma unroll
     for (int t = 0; t < BATCH; t++) {
       const int64_t b = b0 + t;
-      const int64_t slot = b == first ? first_slot : 2 * b;
-      const float *at = p.workspace + (size_t)slot * tile_elems + (size_t)row0 * C::TILE_N + (size_t)warp * 64 + lane;
+      const float *at = p.workspace + (size_t)slots.of(b) * tile_elems + (size_t)row0 * C::TILE_N + (size_t)warp * 64 + lane;
       const bool load = b <= last && !lutmm_fault_drop_partial(b - first);
 #pragma unroll
       for (int i = 0; i < PER_LANE; i++)
@@ -547,20 +562,18 @@ template <int MB, int BITS, int W>
 __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
                                 int64_t last) {
   using C = cfg<MB, BITS, W>;
-  const int64_t first_unit = (int64_t)tile * p.iters;
-  const int64_t first_slot =
-      lutmm_cuda_range_start(p.units, p.grid, first) == first_unit ? 2 * first : 2 * first + 1;
+  const partial_slots slots(p, tile, first);
   const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
   if constexpr (MB == 1) {
-    if (p.m == 1) return reduce_rows<MB, BITS, W, 1, 16>(p, warp, lane, column0, first, first_slot, last);
-    if (p.m == 2) return reduce_rows<MB, BITS, W, 2, 8>(p, warp, lane, column0, first, first_slot, last);
-    if (p.m <= 4) return reduce_rows<MB, BITS, W, 4, 4>(p, warp, lane, column0, first, first_slot, last);
+    if (p.m == 1) return reduce_rows<MB, BITS, W, 1, 16>(p, warp, lane, column0, slots, last);
+    if (p.m == 2) return reduce_rows<MB, BITS, W, 2, 8>(p, warp, lane, column0, slots, last);
+    if (p.m <= 4) return reduce_rows<MB, BITS, W, 4, 4>(p, warp, lane, column0, slots, last);
   }
   if constexpr (MB <= 4)
-    reduce_rows<MB, BITS, W, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, first, first_slot, last);
+    reduce_rows<MB, BITS, W, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, slots, last);
   else
     for (int row0 = 0; row0 < (int)p.m; row0 += 32)
-      reduce_rows<MB, BITS, W, 32, 1>(p, warp, lane, column0, first, first_slot, last, row0);
+      reduce_rows<MB, BITS, W, 32, 1>(p, warp, lane, column0, slots, last, row0);
 }
 
 template <typename Out>
@@ -627,8 +640,7 @@ __device__ __forceinline__ void ticket_wait(const int *ticket, int count) {
  * bits whichever path reduces. */
 template <int MB, int BITS, int W, int G, int BATCH>
 __device__ __forceinline__ void reduce_share(const lutmm_cuda_gemm_params &p, int warp, int lane, int64_t column0,
-                                             int64_t first, int64_t first_slot, int64_t last, int share,
-                                             int shares) {
+                                             const partial_slots &slots, int64_t last, int share, int shares) {
   using C = cfg<MB, BITS, W>;
   const size_t tile_elems = (size_t)C::ROWS * C::TILE_N;
   const int elems = 64 * min((int)p.m, C::ROWS);
@@ -637,13 +649,13 @@ __device__ __forceinline__ void reduce_share(const lutmm_cuda_gemm_params &p, in
     float sum[G];
 #pragma unroll
     for (int g = 0; g < G; g++) sum[g] = 0.0f;
+    const int64_t first = slots.first;
     for (int64_t b0 = first; b0 <= last; b0 += BATCH) {
       float part[BATCH][G];
 #pragma unroll
       for (int t = 0; t < BATCH; t++) {
         const int64_t b = b0 + t;
-        const int64_t slot = b == first ? first_slot : 2 * b;
-        const float *at = p.workspace + (size_t)slot * tile_elems + (size_t)warp * 64;
+        const float *at = p.workspace + (size_t)slots.of(b) * tile_elems + (size_t)warp * 64;
         const bool load = b <= last && !lutmm_fault_drop_partial(b - first);
 #pragma unroll
         for (int g = 0; g < G; g++) {
@@ -687,14 +699,13 @@ __device__ void reduce_together(const lutmm_cuda_gemm_params &p, int tile, int w
   const int64_t partials = last - first + 1;
   if (lane == 0) ticket_wait(ticket, (int)partials);
   __syncwarp(); /* the other lanes' loads after lane 0's acquire */
-  const int64_t first_slot =
-      lutmm_cuda_range_start(p.units, p.grid, first) == (int64_t)tile * p.iters ? 2 * first : 2 * first + 1;
+  const partial_slots slots(p, tile, first);
   const int64_t column0 = ((int64_t)tile * W + warp) * 64;
   const int sh = (int)share, shs = (int)reducers;
   if (partials <= 4)
-    reduce_share<MB, BITS, W, FEW_G, 4>(p, warp, lane, column0, first, first_slot, last, sh, shs);
+    reduce_share<MB, BITS, W, FEW_G, 4>(p, warp, lane, column0, slots, last, sh, shs);
   else
-    reduce_share<MB, BITS, W, MANY_G, 16>(p, warp, lane, column0, first, first_slot, last, sh, shs);
+    reduce_share<MB, BITS, W, MANY_G, 16>(p, warp, lane, column0, slots, last, sh, shs);
 }
 
 /* Kernels with the shared reduction (LUTMM_SKINNY_SHARES_REDUCTION). */
