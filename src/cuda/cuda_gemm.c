@@ -171,15 +171,7 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   if (fits < grid) grid = p->n_tiles;
   p->grid = (int)grid;
   p->workspace = s->workspace;
-  /* Cut columns reduced by all their finishing contributors together
-   * (cooperative launch) where each is cut into 12 or more partials at
-   * M >= 3: there the last contributor's loads of every partial took
-   * 2-10 us (H100, docs/PERF.md, change 37), while at M <= 2 (8-16
-   * partials a round trip) and at 3-9 partials the shared reduction's
-   * wait cost 0.2-9 us more than it saved. Some kernels lack it
-   * (LUTMM_SKINNY_SHARES_REDUCTION). */
-  p->cooperative = s->cooperative && LUTMM_SKINNY_SHARES_REDUCTION(p->mb, p->warps) && m >= 3 &&
-                   p->iters * p->grid >= 12 * p->units;
+  p->cooperative = s->cooperative && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);
   /* Weights evict-first in L2 when a tile's units span at most 8 blocks:
    * then a good share of its partials are written early in the launch and
    * would otherwise be evicted by the weights streamed before their

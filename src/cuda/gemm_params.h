@@ -284,6 +284,18 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
  * compiled 5-6 % slower with it (8192 x 28672, M = 32, H100). */
 #define LUTMM_SKINNY_SHARES_REDUCTION(mb, warps) ((mb) <= 4 && !((mb) == 4 && (warps) == LUTMM_SKINNY_MORE_WARPS))
 
+/* Whether a skinny launch of `m` rows, `units` units of `iters` each over
+ * `grid` blocks, reduces its cut columns together (cooperative launch, on a
+ * device that has them): where a column is cut into 12 or more partials
+ * (iters·grid >= 12·units) at M >= 3. There the last contributor's loads of
+ * every partial took 2-10 us (H100, docs/PERF.md, change 37), while at
+ * M <= 2 (8-16 partials a round trip) and at 3-9 partials the shared
+ * reduction's wait cost 0.2-9 us more than it saved. */
+LUTMM_HD static inline int lutmm_skinny_reduces_together(int mb, int warps, int64_t m, int64_t iters, int64_t grid,
+                                                         int64_t units) {
+  return LUTMM_SKINNY_SHARES_REDUCTION(mb, warps) && m >= 3 && iters * grid >= 12 * units;
+}
+
 /* Skinny-kernel fixup counters per multiprocessor in each ticket set: one
  * per warp of the widest block (one block per multiprocessor). */
 #define LUTMM_SKINNY_TICKETS_PER_SM 16

@@ -106,7 +106,8 @@ static void deep_columns(harness *h) {
  * else its last contributor adds every partial (test_cuda_gemm_plain runs
  * this file so). 1000 columns leave the last atom column ragged, the last
  * 12-warp tile a third full; M = 3, 8, 16, 32 reach 8-, 16- and 32-row
- * blocks, groups of 32 the per-slab kernels. */
+ * blocks, groups of 32 the per-slab kernels. That the planner's rule takes
+ * the shared path for these plans: unit_cuda_layout's reduction_rule. */
 static void shared_reduction(harness *h) {
   const int64_t ms[] = {3, 8, 16, 32};
   uint64_t rng = 23;

@@ -187,9 +187,27 @@ static void stream_k_ranges(void) {
   }
 }
 
+/* The cooperative reduction's rule at its edges, and on the shapes of
+ * test_cuda_gemm's shared_reduction group (K 4096: 32 units of two k-atoms
+ * a tile; N 1000: 16 atom columns, one tile of 16 warps at M <= 8, two of
+ * 12 or 8 warps at M = 16 and 32; blocks take at least 2 units, so 16
+ * blocks a tile on any device of 32 or more SMs): that group reaches the
+ * shared path at every M it runs. */
+static void reduction_rule(void) {
+  CHECK(lutmm_skinny_reduces_together(1, 16, 3, 32, 16, 32));  /* M = 3 and 8: 1 tile, 16 partials */
+  CHECK(lutmm_skinny_reduces_together(2, 12, 16, 32, 32, 64)); /* M = 16: 2 tiles */
+  CHECK(lutmm_skinny_reduces_together(4, 8, 32, 32, 32, 64)); /* M = 32, 8 warps */
+  CHECK(!lutmm_skinny_reduces_together(1, 16, 2, 32, 16, 32)); /* M <= 2: the last contributor */
+  CHECK(lutmm_skinny_reduces_together(1, 16, 3, 64, 12, 64));   /* exactly 12 partials a column */
+  CHECK(!lutmm_skinny_reduces_together(1, 16, 3, 64, 11, 64));  /* 11 */
+  CHECK(!lutmm_skinny_reduces_together(4, LUTMM_SKINNY_MORE_WARPS, 32, 32, 32, 64)); /* 12-warp 32-row kernels */
+  CHECK(!lutmm_skinny_reduces_together(8, 8, 64, 32, 32, 64));                       /* 64-row kernels */
+}
+
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"skinny_layout", skinny_layout}, {"skinny_warp_choice", skinny_warp_choice}, {"scale_entries", scale_entries},
-      {"wide_layout", wide_layout},     {"stream_k_ranges", stream_k_ranges}};
+      {"wide_layout", wide_layout},     {"stream_k_ranges", stream_k_ranges},
+      {"reduction_rule", reduction_rule}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
