@@ -78,6 +78,11 @@ static lutmm_status allocate_buffers(lutmm_cuda_state *s) {
   const size_t ticket_bytes = (size_t)2 * LUTMM_SKINNY_TICKETS_PER_SM * (size_t)s->sm_count * sizeof(int);
   if (err == cudaSuccess) err = cudaMalloc((void **)&s->tickets, ticket_bytes);
   if (err == cudaSuccess) err = cudaMemset(s->tickets, 0, ticket_bytes);
+  /* Library-owned, never lent: a tag is only trusted in memory whose every
+   * word is zero or was written by an earlier tagged launch. */
+  s->tagged_words = LUTMM_SKINNY_TAGGED_PER_SM * (size_t)s->sm_count;
+  if (err == cudaSuccess) err = cudaMalloc((void **)&s->tagged, s->tagged_words * sizeof(uint64_t));
+  if (err == cudaSuccess) err = cudaMemset(s->tagged, 0, s->tagged_words * sizeof(uint64_t));
   s->workspace = s->own_workspace;
   s->workspace_bytes = s->own_workspace_bytes;
   if (err == cudaSuccess) err = probe_wide(s);
@@ -90,6 +95,7 @@ void lutmm_cuda_context_fini(lutmm_context *ctx) {
   cudaFree(s->own_workspace);
   cudaFree(s->flags);
   cudaFree(s->tickets);
+  cudaFree(s->tagged);
   free(s);
   ctx->backend_state = NULL;
 }

@@ -171,7 +171,12 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   if (fits < grid) grid = p->n_tiles;
   p->grid = (int)grid;
   p->workspace = s->workspace;
-  p->cooperative = s->cooperative && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);
+  p->shares_reduction =
+      s->cooperative && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);
+  const int tags = s->cooperative && lutmm_skinny_tags_partials(p->mb, m, p->iters, p->grid, p->units) &&
+                   (size_t)2 * (size_t)p->grid * LUTMM_SKINNY_TAGGED_ROWS * (size_t)p->tile_n <= s->tagged_words;
+  p->tagged = tags && !p->shares_reduction ? s->tagged : NULL;
+  p->cooperative = p->shares_reduction || p->tagged != NULL;
   /* Weights evict-first in L2 when a tile's units span at most 8 blocks:
    * then a good share of its partials are written early in the launch and
    * would otherwise be evicted by the weights streamed before their
@@ -230,6 +235,22 @@ static void use_ticket_set(lutmm_cuda_state *s, lutmm_cuda_gemm_params *p) {
   s->ticket_launches++;
 }
 
+/* A tagged skinny launch's tag: one more than the last. Before the count
+ * would wrap, the buffer is zeroed (in stream order, after every launch
+ * that used it) and the tags start again at 1, so no word a launch reads
+ * can hold its tag before this launch wrote it. */
+static cudaError_t use_tag(lutmm_cuda_state *s, lutmm_cuda_gemm_params *p) {
+  p->tag = 0;
+  if (p->tagged == NULL) return cudaSuccess;
+  if (s->last_tag == UINT32_MAX) {
+    const cudaError_t err = cudaMemsetAsync(s->tagged, 0, s->tagged_words * sizeof(uint64_t), s->stream);
+    if (err != cudaSuccess) return err;
+    s->last_tag = 0;
+  }
+  p->tag = ++s->last_tag;
+  return cudaSuccess;
+}
+
 /* One skinny launch per skinny_rows rows of X and Y, queued in order on the
  * stream; each reads every weight again (skinny_pays says when that is
  * worth it). The launches share the workspace and tickets; stream order
@@ -246,7 +267,9 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
     p->y = (uint8_t *)a->y + (size_t)r0 * y_row;
     plan_skinny(s, w, p->m, p);
     use_ticket_set(s, p);
-    const cudaError_t err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_skinny_f16(s->stream, p, s->smem_base)
+    cudaError_t err = use_tag(s, p);
+    if (err == cudaSuccess)
+      err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_skinny_f16(s->stream, p, s->smem_base)
                                                           : lutmm_cuda_launch_skinny_bf16(s->stream, p, s->smem_base);
     if (err != cudaSuccess) return err;
   }

@@ -25,6 +25,9 @@ typedef struct lutmm_cuda_state {
   int *tickets;           /* device int[2][SMs × 16]: skinny-kernel fixup counters, a set per launch parity */
   unsigned ticket_launches; /* skinny launches so far: launch i uses set i % 2 and zeroes the other */
   int cooperative;        /* skinny launches are cooperative (the device supports it, LUTMM_CUDA_COOPERATIVE != 0) */
+  uint64_t *tagged;       /* device: tagged partials of cooperative skinny launches (SMs × LUTMM_SKINNY_TAGGED_PER_SM) */
+  size_t tagged_words;
+  uint32_t last_tag;      /* the tag of the last launch that used `tagged` (0: none since it was zeroed) */
   int wide;               /* the wide kernel can run: its sm_90a code (wide_f16.cu's probe) and TMA */
   void *encode_tensor_map; /* the driver's cuTensorMapEncodeTiled (cuda_tensor_map.c) */
 } lutmm_cuda_state;

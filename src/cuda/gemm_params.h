@@ -57,7 +57,10 @@ typedef struct lutmm_cuda_gemm_params {
   int *tickets_next;  /* skinny kernel: the other set, zeroed here for the next launch */
   int ticket_count;   /* skinny kernel: counters in each set */
   int cooperative;    /* skinny kernel: launched cooperatively (every block resident), so a cut column's
-                         finishing contributors can wait for each other and share its reduction */
+                         finishing contributors can wait for each other */
+  int shares_reduction; /* skinny kernel, cooperative: a cut column's finishing contributors each add a share */
+  uint64_t *tagged;   /* skinny kernel, tag != 0: partials as {tag, fp32} words (lutmm_skinny_tags_partials) */
+  uint32_t tag;       /* skinny kernel, cooperative: this launch's tag, or 0 for ticket-counted fp32 partials */
   int weights_evict_first; /* skinny kernel: weight lines evict-first in L2 (docs/HEURISTICS.md) */
   float table[256];
   lutmm_tensor_map x_map; /* wide kernel, when x_tma: X as 64 k × tile_m row boxes, 128-byte swizzle */
@@ -295,6 +298,26 @@ LUTMM_HD static inline int lutmm_skinny_reduces_together(int mb, int warps, int6
                                                          int64_t units) {
   return LUTMM_SKINNY_SHARES_REDUCTION(mb, warps) && m >= 3 && iters * grid >= 12 * units;
 }
+
+/* Cooperative launches of the 8-row kernels at M <= 4 over columns cut into
+ * at most 8 partials publish those partials as tagged words, {launch tag,
+ * fp32 bits} in one 64-bit store, which the column's first contributor
+ * polls at the end of its range until every tag is its launch's: no
+ * counter, hence no fence. A counter's release fence waited for the warp's
+ * weight copies in flight, so each block that published mid-stream (the
+ * last contributor of a column it starts in) drained its ring. Measured on
+ * the H100 (docs/PERF.md, change 39): 8192 x 28672 (about 6 partials a
+ * column) 2.2-2.6 us faster at M = 1 and 1.1-1.8 us at M = 4 (groups of 64
+ * and 128); 4096 x 14336 (9) +-1 us; columns of 16-33 partials 0.2-3.6 us
+ * slower at M = 1, as the one reducer waits for them all; M = 8 and 16
+ * 1-13 us slower. */
+#define LUTMM_SKINNY_TAGGED_ROWS 4
+LUTMM_HD static inline int lutmm_skinny_tags_partials(int mb, int64_t m, int64_t iters, int64_t grid, int64_t units) {
+  return mb == 1 && m <= LUTMM_SKINNY_TAGGED_ROWS && iters * grid <= 8 * units;
+}
+/* Tagged words per multiprocessor: two slots of 4 rows × 16 warps × 64
+ * columns (the 8-row kernels' widest tile). */
+#define LUTMM_SKINNY_TAGGED_PER_SM ((size_t)2 * LUTMM_SKINNY_TAGGED_ROWS * 16 * 64)
 
 /* Skinny-kernel fixup counters per multiprocessor in each ticket set: one
  * per warp of the widest block (one block per multiprocessor). */

@@ -28,7 +28,13 @@
  * so the bits never depend on which warp finished last. In a cooperative
  * launch the warps whose blocks end in that column instead wait for all its
  * partials and each add a share of it, in the same order (reduce_together).
- * A launch's tickets start at zero: the launch before zeroed them. */
+ * A launch's tickets start at zero: the launch before zeroed them.
+ * Where the planner says so (lutmm_skinny_tags_partials: cooperative
+ * launches at M <= 4, columns of at most 8 partials) nothing is counted: a
+ * partial is published as tagged words ({launch tag, fp32}, one 64-bit
+ * store each, no fence) and the column's first contributor polls them at
+ * the end of its range until all carry the launch's tag, then adds them in
+ * the same order (reduce_tagged). */
 #ifndef LUTMM_CUDA_SKINNY_KERNEL_CUH
 #define LUTMM_CUDA_SKINNY_KERNEL_CUH
 
@@ -708,9 +714,120 @@ __device__ void reduce_together(const lutmm_cuda_gemm_params &p, int tile, int w
     reduce_share<MB, BITS, W, MANY_G, 16>(p, warp, lane, column0, slots, last, sh, shs);
 }
 
-/* Kernels with the shared reduction (LUTMM_SKINNY_SHARES_REDUCTION). */
+/* Kernels with the shared reduction (LUTMM_SKINNY_SHARES_REDUCTION) and
+ * with tagged partials (the 8-row ones: lutmm_skinny_tags_partials). */
 template <int MB, int W>
 constexpr bool SHARES_REDUCTION = LUTMM_SKINNY_SHARES_REDUCTION(MB, W);
+template <int MB>
+constexpr bool TAGS_PARTIALS = MB == 1;
+
+/* One tagged word: the launch's tag above the value's bits. A relaxed
+ * 64-bit access at GPU scope is single-copy atomic, so a reader that sees
+ * the tag sees the value stored with it, and neither side needs a fence. */
+__device__ __forceinline__ void store_tagged(uint64_t *at, uint32_t tag, float v) {
+  const uint64_t word = (uint64_t)tag << 32 | __float_as_uint(v);
+  asm volatile("st.relaxed.gpu.global.b64 [%0], %1;\n" ::"l"(at), "l"(word) : "memory");
+}
+
+__device__ __forceinline__ uint64_t load_tagged(const uint64_t *at) {
+  uint64_t word;
+  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];\n" : "=l"(word) : "l"(at));
+  return word;
+}
+
+/* Waits until every partial of a cut column shows this launch's tag in
+ * its first word: lane l watches partials first + l, first + 32 + l, ...,
+ * loading again only those not yet seen, so a waiting reducer loads one
+ * word a partial, not all of them. The full loads (reduce_tagged) check
+ * every word again. */
+__device__ __forceinline__ void await_partials(const lutmm_cuda_gemm_params &p, const uint64_t *column,
+                                               const partial_slots &slots, int64_t last, size_t tile_elems,
+                                               int lane) {
+  for (int64_t b0 = slots.first; b0 <= last; b0 += 32) {
+    const int64_t b = b0 + lane;
+    bool seen = b > last || lutmm_fault_drop_partial(b - slots.first);
+    for (;;) {
+      if (!seen) seen = (uint32_t)(load_tagged(column + (size_t)slots.of(b) * tile_elems) >> 32) == p.tag;
+      if (__all_sync(0xFFFFFFFFu, seen)) break;
+      __nanosleep(256);
+    }
+  }
+}
+
+/* A cut column's rows below M from tagged partials: lane l adds elements
+ * l + 32·g (row g / 2, column l + 32·(g % 2)), the loads of BATCH partials
+ * issued together. A pass sums every partial, noting any word whose tag is
+ * not this launch's, and the warp votes once at its end; a pass that saw
+ * one is summed again (rare, after await_partials). A vote and retry around
+ * each batch instead cost 2-20 us (8192 x 28672, M = 1..16, H100). Block
+ * order from 0.0f, as reduce_rows adds, so both paths give the same bits. */
+template <int MB, int BITS, int W, int G, int BATCH>
+__device__ void reduce_tagged(const lutmm_cuda_gemm_params &p, int warp, int lane, int64_t column0,
+                              const partial_slots &slots, int64_t last) {
+  using C = cfg<MB, BITS, W>;
+  constexpr size_t SLOT_WORDS = (size_t)LUTMM_SKINNY_TAGGED_ROWS * C::TILE_N;
+  static_assert(G % 2 == 0 && G / 2 <= LUTMM_SKINNY_TAGGED_ROWS, "whole rows of a tagged slot");
+  const int rows = (int)p.m;
+  const int64_t first = slots.first;
+  await_partials(p, p.tagged + (size_t)warp * 64, slots, last, SLOT_WORDS, lane);
+  float sum[G];
+  bool tagged = true;
+  do {
+    if (!tagged) __nanosleep(128);
+    tagged = true;
+#pragma unroll
+    for (int g = 0; g < G; g++) sum[g] = 0.0f;
+    for (int64_t b0 = first; b0 <= last; b0 += BATCH) {
+      uint64_t word[BATCH][G];
+#pragma unroll
+      for (int t = 0; t < BATCH; t++) {
+        const int64_t b = b0 + t;
+        const uint64_t *at = p.tagged + (size_t)slots.of(b) * SLOT_WORDS + (size_t)warp * 64 + lane;
+        const bool load = b <= last && !lutmm_fault_drop_partial(b - first);
+#pragma unroll
+        for (int g = 0; g < G; g++)
+          word[t][g] = load && g / 2 < rows ? load_tagged(at + (g / 2) * C::TILE_N + 32 * (g % 2)) : (uint64_t)p.tag << 32;
+      }
+#pragma unroll
+      for (int t = 0; t < BATCH; t++)
+#pragma unroll
+        for (int g = 0; g < G; g++) tagged = tagged && (uint32_t)(word[t][g] >> 32) == p.tag;
+#pragma unroll
+      for (int t = 0; t < BATCH; t++)
+        if (b0 + t <= last)
+#pragma unroll
+          for (int g = 0; g < G; g++) sum[g] += __uint_as_float((uint32_t)word[t][g]);
+    }
+  } while (!__all_sync(0xFFFFFFFFu, tagged));
+#pragma unroll
+  for (int g = 0; g < G; g++) {
+    const int n = lane + 32 * (g % 2);
+    if (g / 2 < rows && column0 + n < p.n) store_output(p.y, p.y_dtype, (g / 2) * p.n + column0 + n, sum[g]);
+  }
+}
+
+/* After a tagged launch's block has streamed its range: if its last
+ * segment was part of a cut column (a whole tile went to Y), this block is
+ * that column's first contributor (its range ends in the column), which
+ * reduces it. Every block publishes before it waits, and the launch is
+ * cooperative, so every wait ends. One load round trip takes 16 partials
+ * of one row, 8 of two and 4 of three or four, as reduce_rows. A function
+ * of its own: inlined, its loads spilled the kernel's main loop. */
+template <int MB, int BITS, int W>
+__device__ __noinline__ void reduce_last_segment(const lutmm_cuda_gemm_params &p, int lo, int hi, int warp, int lane) {
+  const int tile = (hi - 1) / (int)p.iters;
+  const int64_t first_unit = (int64_t)tile * p.iters, end_unit = first_unit + p.iters;
+  if ((int64_t)lo <= first_unit && (int64_t)hi == end_unit) return; /* a whole tile: it went to Y */
+  if ((int64_t)tile * W + warp >= p.n_atoms) return;             /* no column here: nothing published */
+  const int64_t first = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit);
+  if ((int64_t)blockIdx.x != first) return;
+  const int64_t last = lutmm_cuda_block_of_unit(p.units, p.grid, end_unit - 1);
+  const partial_slots slots(p, tile, first);
+  const int64_t column0 = ((int64_t)tile * W + warp) * 64;
+  if (p.m == 1) reduce_tagged<MB, BITS, W, 2, 16>(p, warp, lane, column0, slots, last);
+  else if (p.m == 2) reduce_tagged<MB, BITS, W, 4, 8>(p, warp, lane, column0, slots, last);
+  else reduce_tagged<MB, BITS, W, 8, 4>(p, warp, lane, column0, slots, last);
+}
 
 /* Writes a finished segment: straight to Y for a whole tile, else to the
  * block's workspace slot, and the column's last contributor reduces. */
@@ -728,6 +845,23 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
     return;
   }
   const int64_t slot = segment_start == lo ? 2 * (int64_t)blockIdx.x : 2 * (int64_t)blockIdx.x + 1;
+  if constexpr (TAGS_PARTIALS<MB>)
+    if (p.tag != 0) { /* published; reduced at the end of a range (reduce_last_segment) */
+      uint64_t *words =
+          p.tagged + (size_t)slot * LUTMM_SKINNY_TAGGED_ROWS * C::TILE_N + (size_t)warp * 64 + row0 * C::TILE_N + col;
+#pragma unroll
+      for (int mb = 0; mb < MB; mb++)
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+          if (8 * mb + row0 + r >= p.m) continue;
+#pragma unroll
+          for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+              store_tagged(words + (8 * mb + r) * C::TILE_N + 16 * j + 8 * h, p.tag, acc[mb][j][2 * h + r]);
+        }
+      return;
+    }
   float *part = p.workspace + (size_t)slot * C::ROWS * C::TILE_N + (size_t)warp * 64 + row0 * C::TILE_N + col;
 #pragma unroll
   for (int mb = 0; mb < MB; mb++)
@@ -747,7 +881,7 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   const int64_t last = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit + p.iters - 1);
   int *ticket = p.tickets + first * C::WARPS + warp;
   if constexpr (SHARES_REDUCTION<MB, W>)
-    if (p.cooperative) return reduce_together<MB, BITS, W>(p, c.tile, warp, lane, first, last, ticket);
+    if (p.shares_reduction) return reduce_together<MB, BITS, W>(p, c.tile, warp, lane, first, last, ticket);
   int arrived = 0;
   if (lane == 0) arrived = ticket_add_acq_rel(ticket);
   arrived = __shfl_sync(0xFFFFFFFFu, arrived, 0);
@@ -866,6 +1000,8 @@ template <typename T, int MB, int BITS, bool ONE_ROW, int W>
 __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
   using C = cfg<MB, BITS, W>;
   using R = ring<MB, BITS, ONE_ROW>;
+  static_assert(!TAGS_PARTIALS<MB> || 2 * LUTMM_SKINNY_TAGGED_ROWS * C::TILE_N <= LUTMM_SKINNY_TAGGED_PER_SM,
+                "two tagged slots an SM");
   extern __shared__ __align__(16) uint8_t smem[];
   const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
   const uint32_t base = smem_address(smem);
@@ -967,6 +1103,8 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
     if (column_ok) finish_segment<MB, BITS, W>(p, segment_last, segment_start, lo, warp, lane, acc);
   }
   cp_async_wait(0);
+  if constexpr (TAGS_PARTIALS<MB>)
+    if (p.tag != 0 && lo < hi) reduce_last_segment<MB, BITS, W>(p, lo, hi, warp, lane);
 }
 
 }  // namespace skinny

@@ -57,7 +57,8 @@ const void *kernel_for(int mb, int bits, int one_row, int warps) {
 /* `smem_base`: the shared-window address where dynamic shared memory
  * starts. A cooperative launch the device cannot fit (another client holding
  * multiprocessors, say) goes again as a plain one, whose cut columns need no
- * resident partner. */
+ * resident partner: fp32 partials counted by tickets, each column reduced
+ * by its last contributor. */
 template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base) {
   const void *kernel = kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps);
@@ -70,6 +71,9 @@ cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_
   (void)cudaGetLastError(); /* not sticky: clear it before the plain launch */
   lutmm_cuda_gemm_params plain = *p;
   plain.cooperative = 0;
+  plain.shares_reduction = 0;
+  plain.tagged = nullptr;
+  plain.tag = 0;
   void *plain_args[] = {(void *)&plain};
   return cudaLaunchKernel(kernel, grid, block, plain_args, smem, stream);
 }

@@ -7,13 +7,16 @@
  * one), groups of 16 and 32 over a K that ends inside an atom, a small caller
  * workspace, 33..64 rows over more than 4096 columns (the wide kernel's
  * 64-row tiles, the skinny kernel's 64-row launch), 17..32 rows over
- * weights large enough for the skinny kernel's 12-warp blocks, and
- * run-to-run determinism. Exit 77 without a device. */
+ * weights large enough for the skinny kernel's 12-warp blocks, tagged
+ * partials (across the wrap of their launch tags, and the same bits as the
+ * plain launches' tickets), and run-to-run determinism. Exit 77 without a
+ * device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_harness.h"
+#include "cuda_state.h"
 #include "lutmm_cuda.h"
 
 static const int64_t kM[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 32, 33, 64, 127, 128, 255, 256, 1000};
@@ -189,6 +192,60 @@ static void small_workspace(harness *h) {
   lutmm_free(h->cuda, ws);
 }
 
+/* Cooperative launches at M <= 4 over columns of at most 8 partials
+ * publish those partials as tagged words. Case c (general inputs: the
+ * order of the sums shows) through the tagged path and through the plain
+ * path's tickets: the same bits. */
+static void same_bits_tagged_and_plain(harness *h, lutmm_cuda_state *s, gemm_case c) {
+  const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
+  void *tagged = malloc(bytes), *plain = malloc(bytes);
+  char why[256] = "", name[160];
+  const int rt = tagged == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, tagged);
+  s->cooperative = 0;
+  const int rp = plain == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, plain);
+  s->cooperative = 1;
+  cases += 2;
+  if (rt != 0 || rp != 0 || memcmp(tagged, plain, bytes) != 0) {
+    harness_describe(&c, name, sizeof name);
+    printf("FAIL tagged/plain %s: results differ or failed (%d %d) %s\n", name, rt, rp, why);
+    failures++;
+  }
+  free(tagged);
+  free(plain);
+}
+
+/* The tagged path (lutmm_skinny_tags_partials): across the wrap of the
+ * launch tags (the buffer is zeroed and the tags start again at 1) every
+ * result stays exact, and its sums are the plain path's bits, at M = 1..4
+ * (16, 8 and 4 partials a load round trip) on 1024 x 8192 (one unit a
+ * block: 8 partials a column on 64 or more SMs) and 2048 x 28672 (about 5
+ * on 132 SMs). */
+static void tagged_partials(harness *h) {
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  if (!s->cooperative) {
+    printf("tagged_partials: the device has no cooperative launches (or LUTMM_CUDA_COOPERATIVE=0): not run\n");
+    return;
+  }
+  const int64_t shapes[4][3] = {{1, 1024, 8192}, {2, 2048, 28672}, {3, 1024, 8192}, {4, 2048, 28672}};
+  uint64_t rng = 31;
+  s->last_tag = UINT32_MAX - 3; /* the fourth launch wraps */
+  for (int i = 0; i < 4; i++) {
+    gemm_case c = {2 + i % 3, shapes[i][0], shapes[i][1], shapes[i][2], 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
+    run_exact_and_bound(h, c);
+  }
+  if (s->last_tag == 0 || s->last_tag > 16) {
+    printf("FAIL tagged_partials: the launch tags did not wrap (last tag %u)\n", (unsigned)s->last_tag);
+    failures++;
+  }
+  for (int i = 0; i < 4; i++) {
+    gemm_case c = {4, shapes[i][0], shapes[i][1], shapes[i][2], i == 3 ? 32 : 128, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
+    c.x_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+    same_bits_tagged_and_plain(h, s, c);
+  }
+}
+
 /* Same inputs, two runs, identical bits (general inputs: order matters). */
 static void determinism(harness *h) {
   gemm_case c = {4, 8, 8192, 2048, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 1234};
@@ -217,6 +274,7 @@ int main(void) {
   rows_33_to_64(&h);
   skinny_more_warps(&h);
   small_workspace(&h);
+  tagged_partials(&h);
   determinism(&h);
   harness_close(&h);
   printf("%d cases, %d failures\n", cases, failures);
