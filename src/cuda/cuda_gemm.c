@@ -173,9 +173,10 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   p->workspace = s->workspace;
   p->shares_reduction =
       s->cooperative && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);
+  /* At most 8 partials a column: never a shared reduction (12 or more). */
   const int tags = s->cooperative && lutmm_skinny_tags_partials(p->mb, m, p->iters, p->grid, p->units) &&
                    (size_t)2 * (size_t)p->grid * LUTMM_SKINNY_TAGGED_ROWS * (size_t)p->tile_n <= s->tagged_words;
-  p->tagged = tags && !p->shares_reduction ? s->tagged : NULL;
+  p->tagged = tags ? s->tagged : NULL;
   p->cooperative = p->shares_reduction || p->tagged != NULL;
   /* Weights evict-first in L2 when a tile's units span at most 8 blocks:
    * then a good share of its partials are written early in the launch and

@@ -829,6 +829,24 @@ __device__ __noinline__ void reduce_last_segment(const lutmm_cuda_gemm_params &p
   else reduce_tagged<MB, BITS, W, 8, 4>(p, warp, lane, column0, slots, last);
 }
 
+/* Hands each of this lane's accumulators in rows below M to put(at, v),
+ * `at` its offset in a partial tile of TILE_N columns from the lane's
+ * element 0 (row row0, column lane / 4): rows 8·mb + r, columns 16·j + 8·h. */
+template <int MB, int TILE_N, typename Put>
+__device__ __forceinline__ void for_each_partial(const lutmm_cuda_gemm_params &p, int row0,
+                                                 const float (&acc)[MB][4][4], Put put) {
+#pragma unroll
+  for (int mb = 0; mb < MB; mb++)
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+      if (8 * mb + row0 + r >= p.m) continue;
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) put((8 * mb + r) * TILE_N + 16 * j + 8 * h, acc[mb][j][2 * h + r]);
+    }
+}
+
 /* Writes a finished segment: straight to Y for a whole tile, else to the
  * block's workspace slot, and the column's last contributor reduces. */
 template <int MB, int BITS, int W>
@@ -845,34 +863,15 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
     return;
   }
   const int64_t slot = segment_start == lo ? 2 * (int64_t)blockIdx.x : 2 * (int64_t)blockIdx.x + 1;
+  const size_t lane_offset = (size_t)warp * 64 + row0 * C::TILE_N + col;
   if constexpr (TAGS_PARTIALS<MB>)
     if (p.tag != 0) { /* published; reduced at the end of a range (reduce_last_segment) */
-      uint64_t *words =
-          p.tagged + (size_t)slot * LUTMM_SKINNY_TAGGED_ROWS * C::TILE_N + (size_t)warp * 64 + row0 * C::TILE_N + col;
-#pragma unroll
-      for (int mb = 0; mb < MB; mb++)
-#pragma unroll
-        for (int r = 0; r < 2; r++) {
-          if (8 * mb + row0 + r >= p.m) continue;
-#pragma unroll
-          for (int j = 0; j < 4; j++)
-#pragma unroll
-            for (int h = 0; h < 2; h++)
-              store_tagged(words + (8 * mb + r) * C::TILE_N + 16 * j + 8 * h, p.tag, acc[mb][j][2 * h + r]);
-        }
+      uint64_t *words = p.tagged + (size_t)slot * LUTMM_SKINNY_TAGGED_ROWS * C::TILE_N + lane_offset;
+      for_each_partial<MB, C::TILE_N>(p, row0, acc, [&](int at, float v) { store_tagged(words + at, p.tag, v); });
       return;
     }
-  float *part = p.workspace + (size_t)slot * C::ROWS * C::TILE_N + (size_t)warp * 64 + row0 * C::TILE_N + col;
-#pragma unroll
-  for (int mb = 0; mb < MB; mb++)
-#pragma unroll
-    for (int r = 0; r < 2; r++) {
-      if (8 * mb + row0 + r >= p.m) continue;
-#pragma unroll
-      for (int j = 0; j < 4; j++)
-#pragma unroll
-        for (int h = 0; h < 2; h++) part[(8 * mb + r) * C::TILE_N + 16 * j + 8 * h] = acc[mb][j][2 * h + r];
-    }
+  float *part = p.workspace + (size_t)slot * C::ROWS * C::TILE_N + lane_offset;
+  for_each_partial<MB, C::TILE_N>(p, row0, acc, [&](int at, float v) { part[at] = v; });
   /* Lane 0's ticket add releases the warp's stores (ordered before it by
    * __syncwarp) and, for the last contributor, acquires everyone else's;
    * cheaper than a full fence on each side. */

@@ -204,10 +204,25 @@ static void reduction_rule(void) {
   CHECK(!lutmm_skinny_reduces_together(8, 8, 64, 32, 32, 64));                       /* 64-row kernels */
 }
 
+/* The tagged-partial rule at its edges: 8-row kernels, M <= 4, at most 8
+ * partials a column; and never where the shared reduction applies (12 or
+ * more), so a launch takes at most one of the two. */
+static void tags_rule(void) {
+  CHECK(lutmm_skinny_tags_partials(1, 1, 64, 132, 1792)); /* 8192 x 28672, M = 1: ~4.7 partials */
+  CHECK(lutmm_skinny_tags_partials(1, 4, 64, 8, 64));     /* exactly 8 partials */
+  CHECK(!lutmm_skinny_tags_partials(1, 4, 64, 9, 64));    /* 9 */
+  CHECK(!lutmm_skinny_tags_partials(1, 5, 64, 8, 64));    /* M = 5 */
+  CHECK(!lutmm_skinny_tags_partials(2, 4, 64, 8, 64));    /* a 16-row kernel */
+  for (int64_t m = 1; m <= 8; m++)
+    for (int64_t grid = 1; grid <= 40; grid++)
+      CHECK(!(lutmm_skinny_tags_partials(1, m, 32, grid, 64) &&
+              lutmm_skinny_reduces_together(1, 16, m, 32, grid, 64)));
+}
+
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"skinny_layout", skinny_layout}, {"skinny_warp_choice", skinny_warp_choice}, {"scale_entries", scale_entries},
       {"wide_layout", wide_layout},     {"stream_k_ranges", stream_k_ranges},
-      {"reduction_rule", reduction_rule}};
+      {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
