@@ -202,11 +202,13 @@ LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* ato
  * M = 9..16 (4 instead of 3: 0.2-2.1 % faster on the H100). A deeper ring
  * also fits now for 4-, 6- and 7-bit codes at M <= 8 and for 6- and 7-bit
  * codes at M = 9..16; for 4-bit codes at M <= 8 it was 0.5-1.4 % slower,
- * the others were not measured (docs/PERF.md, change 24). */
+ * the others were not measured (docs/PERF.md, change 24). Codes of 5 bits
+ * share the block with a 64 KiB pair table: 2 deep at M <= 8 (16 warps), 3
+ * at M = 9..16; 12 warps 3 deep at M <= 8 ran 2-17 % slower (change 40). */
 #define LUTMM_SKINNY_RING(bits, mb, one_row)                                                                     \
   ((bits) <= 3   ? 4                                                                                           \
    : (bits) == 4 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : 4)                                                      \
-   : (bits) == 5 ? ((mb) == 1 && !(one_row) ? 3 : 4)                                                          \
+   : (bits) == 5 ? ((mb) == 1 ? 2 : (mb) == 2 ? 3 : 4)                                                         \
    : (bits) == 6 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : (mb) == 2 && !(one_row) ? 3 : 4)                        \
    : (bits) == 7 ? ((mb) >= 4 ? 4 : (one_row) ? 3 : 2)                                                        \
                  : ((mb) >= 4 ? 3 : 2))
@@ -247,10 +249,13 @@ LUTMM_HD static inline int lutmm_skinny_scales_fit(int one_row, int scale_bytes,
  * a pair index for each of 4/b n16 blocks, and entry e holds those 4/b pairs
  * (8 or 16 bytes), so one LDS.64 / LDS.128 takes what 2 or 4 pair lookups
  * took: lane L's copy at +8L for 2 bits, at +16·(L mod 16) for 1 bit (a
- * 16-byte load is served a quarter-warp at a time). Wider codes: a table
- * of single codes (code c at c·256), lane L's copy at +4L. */
+ * 16-byte load is served a quarter-warp at a time). Codes of 5 bits: a
+ * pair table of 1024 entries in the same 64 KiB, 16 copies each: the pair
+ * whose 4-bit slices are byte e and whose 1-bit slices are h (first code's
+ * bit low) at e·256 + h·64, lane L's copy at +4·(L mod 16). Wider codes: a
+ * table of single codes (code c at c·256), lane L's copy at +4L. */
 LUTMM_HD static inline uint32_t lutmm_skinny_table_bytes(int bits) {
-  return bits <= 2 ? 65536u : bits <= 4 ? 256u << (2 * bits) : 256u << bits;
+  return bits <= 2 || bits == 5 ? 65536u : bits <= 4 ? 256u << (2 * bits) : 256u << bits;
 }
 #define LUTMM_SKINNY_TABLE_ALIGN 65536u
 

@@ -2,7 +2,8 @@
  * the case where the weights' bytes are the whole cost. Codes of 3 and 4
  * bits are looked up a pair at a time (pair table), codes of 1 and 2 bits
  * 4/b pairs at a time (byte table: one entry per byte of their one slice),
- * wider ones one code at a time (a 2^b-entry table) and paired in registers.
+ * codes of 5 bits a pair at a time from a 1024-entry pair table, wider ones
+ * one code at a time (a 2^b-entry table) and paired in registers.
  *
  * Work is a Stream-K range of units (tile, k-atom pair) per block; a tile is
  * W consecutive 64-column atom columns and warp w owns column w of every
@@ -256,11 +257,15 @@ __device__ __forceinline__ uint32_t lookup(uint32_t table_lane, uint32_t index, 
 /* This lane's copy of every table entry (lutmm_skinny_table_bytes): 4L in
  * pair and single-code tables; in byte tables 8L (2 bits: an LDS.64 is
  * served a half-warp at a time) or 16·(L mod 16) (1 bit: an LDS.128 a
- * quarter-warp at a time), so no load of a warp shares a bank. */
+ * quarter-warp at a time), so no load of a warp shares a bank. The 5-bit
+ * pair table has room for 16 copies, 4·(L mod 16): lanes L and L + 16 share
+ * a bank, so a load takes two wavefronts, as its two single-code lookups
+ * did. */
 template <int BITS>
 __device__ __forceinline__ uint32_t table_lane_offset(int lane) {
   if constexpr (BITS == 2) return 8u * (uint32_t)lane;
   else if constexpr (BITS == 1) return 16u * (uint32_t)(lane % 16);
+  else if constexpr (BITS == 5) return 4u * (uint32_t)(lane % 16);
   else return 4u * (uint32_t)lane;
 }
 
@@ -324,6 +329,32 @@ __device__ __forceinline__ void read_slab_pair(uint32_t slot_lane, int kb, uint3
     const int q_lo = sh + kb * width / 4, q_hi = sh + ((kb + 2) * width - 1) / 4;
 #pragma unroll
     for (int q = q_lo; q <= q_hi; q++) read_ring_word<BITS>(slot_lane, q, w);
+  }
+}
+
+/* Codes of 5 bits: the pairs of n16 block j of a slab, from the 1024-entry
+ * pair table. `low` is the block's 4-bit slice word (byte b: the low nibbles
+ * of pair b, which pick the entry), `high` its 1-bit slice word shifted so
+ * that bits 0 and 1 of byte b are pair b's fifth bits (they pick the entry's
+ * 64-byte quarter). One PRMT per pair assembles the address from three
+ * bytes: quarter and lane copy (byte 0), entry (byte 1) and the table's
+ * 64 KiB page (byte 2); byte 3 replicates the page byte's sign bit, 0. */
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t selector) {
+  uint32_t r;
+  asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(r) : "r"(a), "r"(b), "r"(selector));
+  return r;
+}
+
+__device__ __forceinline__ void lookup_five(uint32_t table_lane, uint32_t low, uint32_t high, uint32_t (&pairs)[4]) {
+  const uint32_t lane_bytes = __byte_perm(table_lane, 0, 0x0000u); /* 4·(L mod 16) in every byte */
+  const uint32_t quarters = ((high << 6) & 0xC0C0C0C0u) | lane_bytes;
+  const uint32_t entries01 = __byte_perm(low, table_lane, 0x6160u); /* entry 0, page, entry 1, page */
+  const uint32_t entries23 = __byte_perm(low, table_lane, 0x6362u);
+  const uint32_t selector[4] = {0xD540u, 0xF761u, 0xD542u, 0xF763u};
+#pragma unroll
+  for (int b = 0; b < 4; b++) {
+    const uint32_t at = prmt(quarters, b < 2 ? entries01 : entries23, selector[b]);
+    asm("ld.shared.u32 %0, [%1];\n" : "=r"(pairs[b]) : "r"(at));
   }
 }
 
@@ -480,6 +511,10 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
             const uint32_t index = pair_indices<BITS>(w, slab, j);
             scaled_mma<T, MB>(lookup(table_lane, index, 0), lookup(table_lane, index, 1), lookup(table_lane, index, 2),
                               lookup(table_lane, index, 3), s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
+          } else if constexpr (BITS == 5) {
+            uint32_t q[4];
+            lookup_five(table_lane, slice_bits<BITS>(w, 0, slab, j), slice_bits<BITS>(w, 1, slab, j), q);
+            scaled_mma<T, MB>(q[0], q[1], q[2], q[3], s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
           } else {
             uint32_t first, second;
             code_bytes<BITS>(w, slab, j, first, second);
@@ -894,7 +929,8 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
  * single-code tables, 256 for byte tables, written in 16-byte stores.
  * Codes of 1 and 2 bits: entry e (a slice byte) holds the pairs of its 4/b
  * pair indices, one copy per 16 bytes for 1 bit, two for 2 bits. Codes of 3
- * and 4 bits: entry e holds the pair of codes whose slices e holds. Wider
+ * and 4 bits: entry e holds the pair of codes whose slices e holds. Codes
+ * of 5 bits: four 64-byte quarters of 16 copies per entry (below). Wider
  * codes: entry c holds code c's value in its low half. */
 template <typename T, int MB, int BITS, int W>
 __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
@@ -906,6 +942,14 @@ __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
 #pragma unroll
       for (int t = 0; t < 4; t++) v[t] = pair_value<T, BITS>(p, (e >> (2 * BITS * (t % PARTS))) & PAIR_MASK);
       *(uint4 *)(table + e * 256 + quarter * 16) = make_uint4(v[0], v[1], v[2], v[3]);
+    }
+  } else if constexpr (BITS == 5) {
+    /* Pair index e | h << 8 (pair_codes: h holds the 1-bit slices) at
+     * e·256 + h·64, 16 copies of 4 bytes. */
+    for (int i = (int)threadIdx.x; i < 1024 * 4; i += cfg<MB, BITS, W>::THREADS) {
+      const int pair = i / 4, quarter = i % 4;
+      const uint32_t value = pair_value<T, BITS>(p, pair);
+      *(uint4 *)(table + (pair & 255) * 256 + (pair >> 8) * 64 + quarter * 16) = make_uint4(value, value, value, value);
     }
   } else {
     constexpr int ENTRIES = BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS;
