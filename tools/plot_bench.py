@@ -43,10 +43,13 @@ def main():
     ap.add_argument("--shape", default="8192x28672", help="KxN to plot")
     ap.add_argument("-o", "--output", default="speedup.png")
     ap.add_argument("--title", default="")
+    ap.add_argument("--groups", default="", help="comma-separated group sizes to plot (default: all)")
     args = ap.parse_args()
     k, n = args.shape.lower().split("x")
     device, rows = read_points(args.csv)
     rows = [r for r in rows if r["k"] == k and r["n"] == n]
+    if args.groups:
+        rows = [r for r in rows if r["group"] in args.groups.split(",")]
     if not rows:
         sys.exit(f"no points for {args.shape} in {args.csv}")
 
@@ -54,14 +57,15 @@ def main():
     for r in rows:
         key = (int(r["bits"]), int(r["group"]), r["dtype"])
         lines.setdefault(key, []).append((int(r["m"]), float(r["speedup"])))
-    colors = {4: "tab:blue", 3: "tab:orange", 2: "tab:green"}
+    colors = {8: "tab:brown", 7: "tab:pink", 6: "tab:olive", 5: "tab:purple", 4: "tab:blue", 3: "tab:orange",
+              2: "tab:green", 1: "tab:red"}
     fig, ax = plt.subplots(figsize=(8, 5))
     for (bits, group, dtype), pts in sorted(lines.items(), reverse=True):
         pts.sort()
         style = "-" if dtype == "fp16" else "--"
         marker = {128: "o", 64: "s", 32: "^"}.get(group, "x")
         ax.plot([m for m, _ in pts], [s for _, s in pts], style, marker=marker, color=colors.get(bits, "gray"),
-                label=f"NF{bits} g{group} {dtype}")
+                label=f"{'NF' if 2 <= bits <= 4 else ''}{bits}{'' if 2 <= bits <= 4 else '-bit'} g{group} {dtype}")
     for bits in sorted({b for b, _, _ in lines}):
         ax.axhline(ideal_speedup(bits, 128), linestyle=":", color=colors.get(bits, "gray"), linewidth=1)
     ax.axhline(1.0, color="black", linewidth=0.8)
