@@ -178,14 +178,6 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
                    (size_t)2 * (size_t)p->grid * LUTMM_SKINNY_TAGGED_ROWS * (size_t)p->tile_n <= s->tagged_words;
   p->tagged = tags ? s->tagged : NULL;
   p->cooperative = p->shares_reduction || p->tagged != NULL;
-  /* Weights evict-first in L2 when a tile's units span at most 8 blocks:
-   * then a good share of its partials are written early in the launch and
-   * would otherwise be evicted by the weights streamed before their
-   * reduction. Measured (docs/PERF.md, change 20): -1.4 to -2.0 us at M = 8
-   * on 8192x28672 (4.7 blocks per tile); on 28672x8192 (16.5 blocks) it
-   * gained nothing and cost up to 0.8 us, so that shape keeps the plain
-   * copy. grid <= units, so every block has a unit. */
-  p->weights_evict_first = p->iters <= 8 * (p->units / p->grid);
 }
 
 /* Rows of X per skinny launch: 64 with one-row scales, else 32 (fewer

@@ -61,7 +61,6 @@ typedef struct lutmm_cuda_gemm_params {
   int shares_reduction; /* skinny kernel, cooperative: a cut column's finishing contributors each add a share */
   uint64_t *tagged;   /* skinny kernel, tag != 0: partials as {tag, fp32} words (lutmm_skinny_tags_partials) */
   uint32_t tag;       /* skinny kernel, cooperative: this launch's tag, or 0 for ticket-counted fp32 partials */
-  int weights_evict_first; /* skinny kernel: weight lines evict-first in L2 (docs/HEURISTICS.md) */
   float table[256];
   lutmm_tensor_map x_map; /* wide kernel, when x_tma: X as 64 k × tile_m row boxes, 128-byte swizzle */
 } lutmm_cuda_gemm_params;

@@ -114,31 +114,18 @@ __device__ __forceinline__ plane_lanes<BITS> lanes_of(const lutmm_cuda_gemm_para
  * lane of the plane's atom, q = shift + c) to slot_lane + 512·q. Those are
  * exactly the bytes this lane reads back (read_atom), and a warp's reads of
  * one q cover 512 contiguous bytes: no bank conflicts. Each weight byte is
- * read once per launch; with EVICT_FIRST its L2 lines go first, so the
- * partials that blocks write early and the last contributor reads at the
- * kernel's end stay in L2 (the planner decides: docs/HEURISTICS.md). */
-template <int BITS, bool EVICT_FIRST>
-__device__ __forceinline__ void fetch_planes(const plane_lanes<BITS> &pl, uint32_t atom, uint32_t slot_lane) {
-  const uint64_t policy = EVICT_FIRST ? l2_evict_first_policy() : 0;
+ * read once per launch, so its L2 lines go first: the partials, X and
+ * scales the kernel reads again stay in L2 (docs/HEURISTICS.md). */
+template <int BITS>
+__device__ __forceinline__ void fetch_atom(const plane_lanes<BITS> &pl, uint32_t atom, uint32_t slot_lane) {
+  const uint64_t policy = l2_evict_first_policy();
 #pragma unroll
   for (int sl = 0; sl < slices<BITS>::count; sl++) {
     const int width = slices<BITS>::width(sl), shift = slices<BITS>::shift(sl);
     const uint4 *mine = pl.at[sl] + (size_t)atom * (32 * width);
 #pragma unroll
-    for (int c = 0; c < width; c++) {
-      if constexpr (EVICT_FIRST) cp_async16_stream(slot_lane + 512 * (shift + c), mine + 32 * c, policy);
-      else cp_async16_to(slot_lane + 512 * (shift + c), mine + 32 * c);
-    }
+    for (int c = 0; c < width; c++) cp_async16_stream(slot_lane + 512 * (shift + c), mine + 32 * c, policy);
   }
-}
-
-/* The default path issues the plain copy: any policy operand, even
- * evict-normal, measured 0.5-1.2 us slower where evict-first does not pay. */
-template <int BITS>
-__device__ __forceinline__ void fetch_atom(const plane_lanes<BITS> &pl, uint32_t atom, uint32_t slot_lane,
-                                           bool evict_first) {
-  if (evict_first) fetch_planes<BITS, true>(pl, atom, slot_lane);
-  else fetch_planes<BITS, false>(pl, atom, slot_lane);
 }
 
 /* 16-byte word q of this lane's atom in its ring slot into w[4q .. 4q + 3],
@@ -1015,7 +1002,7 @@ struct fetcher {
   __device__ __forceinline__ void issue(const lutmm_cuda_gemm_params &p, const plane_lanes<BITS> &planes, int lane,
                                         uint32_t group_mask, uint32_t slot_lane, uint8_t *entry) const {
     if (left <= 0 || !column_ok) return;
-    fetch_atom<BITS>(planes, flat, slot_lane, p.weights_evict_first != 0);
+    fetch_atom<BITS>(planes, flat, slot_lane);
     if (first || ((uint32_t)k & group_mask) == 0) load_scales<ONE_ROW>(p, column, k, lane, entry);
   }
   __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p) {
