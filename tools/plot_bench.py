@@ -64,8 +64,9 @@ def main():
         pts.sort()
         style = "-" if dtype == "fp16" else "--"
         marker = {128: "o", 64: "s", 32: "^"}.get(group, "x")
+        name = f"NF{bits}" if 2 <= bits <= 4 else f"{bits}-bit"
         ax.plot([m for m, _ in pts], [s for _, s in pts], style, marker=marker, color=colors.get(bits, "gray"),
-                label=f"{'NF' if 2 <= bits <= 4 else ''}{bits}{'' if 2 <= bits <= 4 else '-bit'} g{group} {dtype}")
+                label=f"{name} g{group} {dtype}")
     for bits in sorted({b for b, _, _ in lines}):
         ax.axhline(ideal_speedup(bits, 128), linestyle=":", color=colors.get(bits, "gray"), linewidth=1)
     ax.axhline(1.0, color="black", linewidth=0.8)

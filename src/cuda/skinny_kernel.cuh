@@ -319,6 +319,14 @@ __device__ __forceinline__ void read_slab_pair(uint32_t slot_lane, int kb, uint3
   }
 }
 
+/* PRMT with the selector's sign-replicate bits (bit 3 of a nibble: the
+ * selected byte's top bit fills the byte), which __byte_perm leaves out. */
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t selector) {
+  uint32_t r;
+  asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(r) : "r"(a), "r"(b), "r"(selector));
+  return r;
+}
+
 /* Codes of 5 bits: the pairs of n16 block j of a slab, from the 1024-entry
  * pair table. `low` is the block's 4-bit slice word (byte b: the low nibbles
  * of pair b, which pick the entry), `high` its 1-bit slice word shifted so
@@ -326,12 +334,6 @@ __device__ __forceinline__ void read_slab_pair(uint32_t slot_lane, int kb, uint3
  * 64-byte quarter). One PRMT per pair assembles the address from three
  * bytes: quarter and lane copy (byte 0), entry (byte 1) and the table's
  * 64 KiB page (byte 2); byte 3 replicates the page byte's sign bit, 0. */
-__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t selector) {
-  uint32_t r;
-  asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(r) : "r"(a), "r"(b), "r"(selector));
-  return r;
-}
-
 __device__ __forceinline__ void lookup_five(uint32_t table_lane, uint32_t low, uint32_t high, uint32_t (&pairs)[4]) {
   const uint32_t lane_bytes = __byte_perm(table_lane, 0, 0x0000u); /* 4·(L mod 16) in every byte */
   const uint32_t quarters = ((high << 6) & 0xC0C0C0C0u) | lane_bytes;
