@@ -126,7 +126,14 @@ bench() {
   "$BUILD/tools/lutmm" bench --backend cuda $BENCH_ARGS | tee "$OUT/bench.txt"
 }
 
-bench_csv() { "$BUILD/tools/lutmm" bench --backend cuda --csv --shape "$CSV_SHAPE" >"$OUT/bench-$CSV_SHAPE.csv"; }
+# Every code width (bench --shape alone runs 2..4 bits); one device line and
+# one header, as tools/plot_bench.py reads them.
+bench_csv() {
+  local bits
+  for bits in 1 2 3 4 5 6 7 8; do
+    "$BUILD/tools/lutmm" bench --backend cuda --csv --shape "$CSV_SHAPE" --bits "$bits" || exit 1
+  done | awk '/^# device,/ { if (device++) next } /^k,/ { if (header++) next } { print }' >"$OUT/bench-$CSV_SHAPE.csv"
+}
 
 if step build build; then
   step suite suite
