@@ -129,24 +129,7 @@ static int skinny_warps(const lutmm_cuda_state *s, const lutmm_weights *w, int m
 
 /* The skinny kernel (one launch per `m` <= 64 rows, every code width): X
  * in m8 blocks, one tile of W atom columns per unit row, two k-atoms per
- * unit. A block takes at least iters/16 units, so a column is never cut
- * into more than ~17 partials (its last contributor adds them all); blocks
- * never outnumber the SMs (one block fills an SM) nor the ticket array. A
- * workspace too small for two partial tiles per block gives one block per
- * tile (no partials).
- * At M <= 2, where a cut column's reduction is cheapest (8 partials per
- * round trip), a shape that would leave more than half the SMs idle
- * with columns of at least 64 pairs splits finer: iters/32 with one-row
- * scales, iters/64 with per-slab ones, whose atoms cost more instructions
- * and so gain from more blocks. Measured on the H100 (NF4): the split
- * itself made 8192 x 1024 9-26 % and 14336 x 4096 7-26 % faster at M = 1;
- * iters/32 against iters/64 then took 8192 x 1024 from 16.8 to 15.9 us at
- * group 128 (M = 2: 17.1 to 16.0) and 14336 x 4096 from 23.7 to 22.9 us,
- * but at group 32 8192 x 1024 went from 17.3 to 18.6 us (14336 x 4096
- * gained 5 %; both in a build whose M = 1 reduction took 16 partials per
- * round trip). 4096 x 4096 (32 pairs) keeps
- * iters/16 (iters/64 moved it -8 % to +1.3 %), and M = 16 lost 2-45 % to
- * the finer split (docs/HEURISTICS.md). */
+ * unit, a Stream-K grid of lutmm_skinny_grid blocks. */
 static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
   p->mb = lutmm_skinny_mb(m);
@@ -158,18 +141,9 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   p->n_tiles = (g->n_atoms + warps - 1) / warps;
   p->iters = (g->k_atoms + 1) / 2;
   p->units = p->n_tiles * p->iters;
-  int64_t min_units = (p->iters + 15) / 16;
-  if (m <= 2 && p->iters >= 64 && p->units / min_units < s->sm_count / 2) {
-    const int64_t finest = p->atom_one_group ? 32 : 64;
-    min_units = (p->iters + finest - 1) / finest;
-  }
-  int64_t grid = p->units / min_units;
-  if (grid > s->sm_count) grid = s->sm_count;
-  if (grid < 1) grid = 1;
   const size_t per_block = 2 * (size_t)p->tile_m * (size_t)p->tile_n * sizeof(float);
   const int64_t fits = (int64_t)(s->workspace == NULL ? 0 : s->workspace_bytes / per_block);
-  if (fits < grid) grid = p->n_tiles;
-  p->grid = (int)grid;
+  p->grid = (int)lutmm_skinny_grid(m, p->atom_one_group, p->iters, p->n_tiles, s->sm_count, fits);
   p->workspace = s->workspace;
   p->shares_reduction =
       s->cooperative && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);

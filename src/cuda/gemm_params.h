@@ -332,6 +332,40 @@ LUTMM_HD static inline size_t lutmm_skinny_smem_bytes(uint32_t base, int bits, i
   return (size_t)(lutmm_skinny_layout_at(base, bits, mb, one_row, warps).end - base);
 }
 
+/* Blocks of a skinny launch of `m` rows over `n_tiles` tiles of `iters`
+ * units, on `sm_count` SMs, with a workspace that holds the partial slots
+ * of `fits` blocks. A block takes at least iters/16 units, so a column is
+ * never cut into more than ~17 partials (its last contributor adds them
+ * all); blocks never outnumber the SMs (one block fills an SM) nor the
+ * ticket array. A workspace too small for two partial tiles per block
+ * gives one block per tile (no partials).
+ * At M <= 2, where a cut column's reduction is cheapest (8 partials per
+ * round trip), a shape that would leave more than half the SMs idle
+ * with columns of at least 64 pairs splits finer: iters/32 with one-row
+ * scales, iters/64 with per-slab ones, whose atoms cost more instructions
+ * and so gain from more blocks. Measured on the H100 (NF4): the split
+ * itself made 8192 x 1024 9-26 % and 14336 x 4096 7-26 % faster at M = 1;
+ * iters/32 against iters/64 then took 8192 x 1024 from 16.8 to 15.9 us at
+ * group 128 (M = 2: 17.1 to 16.0) and 14336 x 4096 from 23.7 to 22.9 us,
+ * but at group 32 8192 x 1024 went from 17.3 to 18.6 us (14336 x 4096
+ * gained 5 %; both in a build whose M = 1 reduction took 16 partials per
+ * round trip). 4096 x 4096 (32 pairs) keeps
+ * iters/16 (iters/64 moved it -8 % to +1.3 %), and M = 16 lost 2-45 % to
+ * the finer split (docs/HEURISTICS.md). */
+LUTMM_HD static inline int64_t lutmm_skinny_grid(int64_t m, int one_row, int64_t iters, int64_t n_tiles, int sm_count,
+                                                 int64_t fits) {
+  const int64_t units = n_tiles * iters;
+  int64_t min_units = (iters + 15) / 16;
+  if (m <= 2 && iters >= 64 && units / min_units < sm_count / 2) {
+    const int64_t finest = one_row ? 32 : 64;
+    min_units = (iters + finest - 1) / finest;
+  }
+  int64_t grid = units / min_units;
+  if (grid > sm_count) grid = sm_count;
+  if (grid < 1) grid = 1;
+  return fits < grid ? n_tiles : grid;
+}
+
 /* Warps per skinny block for weights of `atoms` 64 x 64 atoms on a device
  * of `sm_count` SMs whose blocks may take `smem_limit` bytes of dynamic
  * shared memory from window address `smem_base`: the 12-warp kernel where

@@ -17,7 +17,10 @@
  * holds X, the unit's atoms of every plane and four scale rows in 16-byte units, and the table plus four
  * stages fit the Hopper block limit for every code width it takes.
  * stream_k_ranges: the division-free Stream-K boundaries against plain
- * 64-bit division, and each unit's block against those boundaries. */
+ * 64-bit division, and each unit's block against those boundaries.
+ * skinny_grid: the skinny launch's block count on the benchmark's shapes
+ * (132 SMs), the finer split at M <= 2 at its edges, and the workspace
+ * fallback. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -219,10 +222,36 @@ static void tags_rule(void) {
               lutmm_skinny_reduces_together(1, 16, m, 32, grid, 64)));
 }
 
+/* Blocks of a skinny launch: lutmm_skinny_grid(m, one_row, iters,
+ * n_tiles, sm_count, fits). At M <= 8 a tile is 16 atom columns (1024 W
+ * columns), at M = 9..16 12; iters = k/128. */
+static void skinny_grid(void) {
+  const int64_t room = 1 << 20; /* a workspace with room for every block */
+  CHECK(lutmm_skinny_grid(1, 1, 64, 28, 132, room) == 132);  /* 8192 x 28672: 1792 units, iters/16 each */
+  CHECK(lutmm_skinny_grid(1, 1, 224, 8, 132, room) == 128);  /* 28672 x 8192: 1792 units / 14, 4 SMs idle */
+  CHECK(lutmm_skinny_grid(1, 1, 64, 8, 132, room) == 128);   /* 8192 x 8192: 512 units / 4 */
+  CHECK(lutmm_skinny_grid(1, 1, 32, 4, 132, room) == 64);    /* 4096 x 4096: 32 pairs, no finer split */
+  CHECK(lutmm_skinny_grid(1, 1, 64, 1, 132, room) == 32);    /* 8192 x 1024: iters/32 (16 blocks would idle) */
+  CHECK(lutmm_skinny_grid(2, 0, 64, 1, 132, room) == 64);    /* per-slab scales: iters/64 */
+  CHECK(lutmm_skinny_grid(3, 1, 64, 1, 132, room) == 16);    /* M = 3 keeps iters/16 */
+  CHECK(lutmm_skinny_grid(16, 1, 64, 2, 132, room) == 32);   /* M = 16, 12-warp tiles */
+  CHECK(lutmm_skinny_grid(1, 1, 112, 4, 132, room) == 112);  /* 14336 x 4096: 448 / 7 = 64 < 66: iters/32 */
+  CHECK(lutmm_skinny_grid(1, 1, 64, 3, 132, room) == 96);    /* 192 / 4 = 48 blocks < 66: iters/32 */
+  CHECK(lutmm_skinny_grid(1, 1, 10, 1, 132, room) == 10);    /* short K: one unit a block */
+  CHECK(lutmm_skinny_grid(1, 1, 64, 28, 132, 100) == 28);    /* a workspace for 100 blocks: one per tile */
+  CHECK(lutmm_skinny_grid(1, 1, 64, 28, 132, 0) == 28);      /* none */
+  for (int64_t iters = 1; iters <= 300; iters += 7)
+    for (int64_t tiles = 1; tiles <= 40; tiles += 3)
+      for (int64_t m = 1; m <= 16; m += 5) {
+        const int64_t grid = lutmm_skinny_grid(m, 1, iters, tiles, 132, room);
+        CHECK(grid >= 1 && grid <= 132 && grid <= tiles * iters);
+      }
+}
+
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"skinny_layout", skinny_layout}, {"skinny_warp_choice", skinny_warp_choice}, {"scale_entries", scale_entries},
       {"wide_layout", wide_layout},     {"stream_k_ranges", stream_k_ranges},
-      {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}};
+      {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}, {"skinny_grid", skinny_grid}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
