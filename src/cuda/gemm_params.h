@@ -351,7 +351,11 @@ LUTMM_HD static inline size_t lutmm_skinny_smem_bytes(uint32_t base, int bits, i
  * gained 5 %; both in a build whose M = 1 reduction took 16 partials per
  * round trip). 4096 x 4096 (32 pairs) keeps
  * iters/16 (iters/64 moved it -8 % to +1.3 %), and M = 16 lost 2-45 % to
- * the finer split (docs/HEURISTICS.md). */
+ * the finer split (docs/HEURISTICS.md). Where iters/16 leaves a few SMs
+ * idle (28672 x 8192 and 8192 x 8192 at M <= 8: 128 blocks on 132 SMs),
+ * blocks one unit shorter filled them but ran 0-5 % slower (docs/PERF.md,
+ * the row not kept after change 41): the extra cut costs more than the SMs
+ * give. */
 LUTMM_HD static inline int64_t lutmm_skinny_grid(int64_t m, int one_row, int64_t iters, int64_t n_tiles, int sm_count,
                                                  int64_t fits) {
   const int64_t units = n_tiles * iters;
