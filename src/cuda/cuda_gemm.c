@@ -99,6 +99,13 @@ static void fill_tiles(const lutmm_weights *w, const lutmm_gemm_args *a, int mf,
   p->units = p->m_tiles * p->n_tiles * p->iters;
 }
 
+/* Blocks whose two fp32 partial tiles (first and last segment) the
+ * workspace holds, for tiles of p's size. */
+static int64_t workspace_blocks(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
+  const size_t per_block = 2 * (size_t)p->tile_m * (size_t)p->tile_n * sizeof(float);
+  return (int64_t)(s->workspace == NULL ? 0 : s->workspace_bytes / per_block);
+}
+
 /* Stream-K grid: every resident block slot busy, unless the workspace cannot
  * hold two partial tiles per block; then one block per tile (no partials). */
 static void pick_grid(const lutmm_cuda_state *s, lutmm_cuda_gemm_params *p, gemm_plan *plan) {
@@ -107,8 +114,7 @@ static void pick_grid(const lutmm_cuda_state *s, lutmm_cuda_gemm_params *p, gemm
    * more than ~9 partials (the fixup reads every partial of every element). */
   const int64_t min_units = p->iters / 8 > 2 ? p->iters / 8 : 2;
   if (grid > p->units / min_units) grid = p->units / min_units > 0 ? p->units / min_units : 1;
-  const size_t per_block = 2 * (size_t)p->tile_m * (size_t)p->tile_n * sizeof(float);
-  const int64_t fits = (int64_t)(s->workspace == NULL ? 0 : s->workspace_bytes / per_block);
+  const int64_t fits = workspace_blocks(s, p);
   if (fits < grid) grid = fits >= s->sm_count ? fits : p->m_tiles * p->n_tiles;
   plan->grid = (int)grid;
   p->grid = plan->grid;
@@ -141,9 +147,8 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   p->n_tiles = (g->n_atoms + warps - 1) / warps;
   p->iters = (g->k_atoms + 1) / 2;
   p->units = p->n_tiles * p->iters;
-  const size_t per_block = 2 * (size_t)p->tile_m * (size_t)p->tile_n * sizeof(float);
-  const int64_t fits = (int64_t)(s->workspace == NULL ? 0 : s->workspace_bytes / per_block);
-  p->grid = (int)lutmm_skinny_grid(m, p->atom_one_group, p->iters, p->n_tiles, s->sm_count, fits);
+  p->grid =
+      (int)lutmm_skinny_grid(m, p->atom_one_group, p->iters, p->n_tiles, s->sm_count, workspace_blocks(s, p));
   p->workspace = s->workspace;
   p->shares_reduction =
       s->cooperative && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);
