@@ -202,14 +202,21 @@ __device__ __forceinline__ uint32_t lookup(const uint8_t *lane_table, uint32_t i
 
 /* This lane's two scales of n16 block j (columns 16j + lane/4 and + 8) of
  * atom a in stage scale row r (rows of `row_bytes`), in compute dtype,
- * duplicated into pairs. */
-template <typename T>
+ * duplicated into pairs. NATIVE: the scales are stored in the compute
+ * dtype, so their bits are used as they are; otherwise scale_in converts
+ * them. */
+template <typename T, bool NATIVE>
 __device__ __forceinline__ void scale_pair(const lutmm_cuda_gemm_params &p, const uint8_t *scales, int row_bytes,
                                            int r, int a, int j, int lane, uint32_t &lo, uint32_t &hi) {
   const uint8_t *row = scales + r * row_bytes;
   const int column = 64 * a + 16 * j + lane / 4;
-  lo = (uint32_t)scale_in<T>(row, column, p.scale_dtype) * 0x10001u;
-  hi = (uint32_t)scale_in<T>(row, column + 8, p.scale_dtype) * 0x10001u;
+  if constexpr (NATIVE) {
+    lo = (uint32_t)((const uint16_t *)row)[column] * 0x10001u;
+    hi = (uint32_t)((const uint16_t *)row)[column + 8] * 0x10001u;
+  } else {
+    lo = (uint32_t)scale_in<T>(row, column, p.scale_dtype) * 0x10001u;
+    hi = (uint32_t)scale_in<T>(row, column + 8, p.scale_dtype) * 0x10001u;
+  }
 }
 
 /* The unscaled pairs of one slab for this warp's columns, in A-fragment
@@ -228,7 +235,7 @@ __device__ __forceinline__ void lookup_slab(const uint8_t *lane_table, const uin
 }
 
 /* This warp's scales of slab `slab` for its columns (scale_pair). */
-template <typename T, int BITS, bool ONE_ROW, int TM>
+template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
 __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *scales,
                                             int slab, int wg, int j, int lane, uint32_t (&lo)[tile<TM>::COLS],
                                             uint32_t (&hi)[tile<TM>::COLS]) {
@@ -236,7 +243,7 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
   const int r = ONE_ROW ? 0 : slab_scale_row(p, s.it, slab);
 #pragma unroll
   for (int cc = 0; cc < COLS; cc++)
-    scale_pair<T>(p, scales, stage_layout<BITS, TM>::ROW, r, wg * COLS + cc, j, lane, lo[cc], hi[cc]);
+    scale_pair<T, NATIVE>(p, scales, stage_layout<BITS, TM>::ROW, r, wg * COLS + cc, j, lane, lo[cc], hi[cc]);
 }
 
 /* One unit: for each slab, this warp's A fragments of its COLS columns,
@@ -251,7 +258,7 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
  * it they ran up to 9 % slower on the H100). Each slab's group may run on
  * while the next is prepared; a fragment buffer is reused only after the group that
  * read it completed (wait for all but the latest group). */
-template <typename T, int BITS, bool ONE_ROW, int TM>
+template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
 __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *stage,
                                              const uint8_t *lane_table, int wg, int j, int lane,
                                              float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
@@ -262,7 +269,7 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
   const uint8_t *atoms_lane = stage + L::W + wg * COLS * L::ATOM + 16 * lane;
   const uint32_t x_base = smem_address(stage + L::X);
   uint32_t index[4][COLS], s_lo[COLS], s_hi[COLS], pairs[2][COLS][4], a[2][COLS][4];
-  slab_scales<T, BITS, ONE_ROW, TM>(p, s, scales, 0, wg, j, lane, s_lo, s_hi);
+  slab_scales<T, BITS, ONE_ROW, TM, NATIVE>(p, s, scales, 0, wg, j, lane, s_lo, s_hi);
   if (AHEAD) {
 #pragma unroll
     for (int slab = 0; slab < 4; slab++)
@@ -274,7 +281,7 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
   for (int slab = 0; slab < 4; slab++) {
     const int now = slab % 2;
     if (AHEAD && slab < 3) lookup_slab(lane_table, index[slab + 1], pairs[(slab + 1) % 2]);
-    if (!ONE_ROW && slab > 0) slab_scales<T, BITS, ONE_ROW, TM>(p, s, scales, slab, wg, j, lane, s_lo, s_hi);
+    if (!ONE_ROW && slab > 0) slab_scales<T, BITS, ONE_ROW, TM, NATIVE>(p, s, scales, slab, wg, j, lane, s_lo, s_hi);
     if (!AHEAD) {
 #pragma unroll
       for (int cc = 0; cc < COLS; cc++) index[slab][cc] = pair_index<BITS>(atoms_lane + cc * L::ATOM, slab, j);
@@ -347,7 +354,7 @@ __device__ __forceinline__ void produce(const lutmm_cuda_gemm_params &p, int64_t
  * range as its stage lands, and gives a stage back once the MMAs that read
  * it are done: those of unit u − 1 are when unit u's compute returns (it
  * waits for all but its own latest group). */
-template <typename T, int BITS, bool ONE_ROW, int TM>
+template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
 __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t lo, int64_t hi,
                                         const uint8_t *stages, const uint8_t *table, uint32_t full, uint32_t empty,
                                         int warp, int lane) {
@@ -362,7 +369,7 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
   uint32_t round = 0;
   for (int64_t u = lo; u < hi; u++) {
     mbarrier_wait(full + 8 * stage, round & 1);
-    compute_unit<T, BITS, ONE_ROW, TM>(p, at, stages + (size_t)stage * stage_bytes, lane_table, wg, j, lane, acc);
+    compute_unit<T, BITS, ONE_ROW, TM, NATIVE>(p, at, stages + (size_t)stage * stage_bytes, lane_table, wg, j, lane, acc);
     if (previous >= 0) {
       __syncwarp();
       if (lane == 0) mbarrier_arrive(empty + 8 * previous);
@@ -380,7 +387,14 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
   wgmma_wait<0>();
 }
 
-template <typename T, int BITS, bool ONE_ROW, int TM>
+/* NATIVE (scale_pair): per-slab kernels have an instantiation for scales
+ * stored in the compute dtype, whose unit loop then holds no conversion:
+ * a runtime test of the scale dtype left every conversion path predicated
+ * in that loop, 1,139 and 1,266 instructions (fp16, bf16; 4-bit codes,
+ * 64-row tiles) against 905. A runtime branch between two consumers in
+ * one kernel instead spilled and ran up to 1.5x slower. One-row kernels
+ * convert once per unit and keep a single instantiation. */
+template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
 __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
 #if !LUTMM_HAVE_WGMMA
   __trap(); /* never launched: the probe found no sm_90a code (wgmma.cuh) */
@@ -409,42 +423,50 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
     if (warp == CONSUMER_WARPS) produce<BITS, ONE_ROW, TM>(p, lo, hi, stages, full, empty, lane);
   } else {
     registers_claim<CONSUMER_REGISTERS>();
-    consume<T, BITS, ONE_ROW, TM>(p, lo, hi, stages, table, full, empty, warp, lane);
+    consume<T, BITS, ONE_ROW, TM, NATIVE>(p, lo, hi, stages, table, full, empty, warp, lane);
   }
 #endif
 }
 
-template <typename T, bool ONE_ROW, int TM>
+template <typename T, bool ONE_ROW, int TM, bool NATIVE>
 const void *kernel_for(int bits) {
   switch (bits) {
-    case 1: return (const void *)wide_kernel<T, 1, ONE_ROW, TM>;
-    case 2: return (const void *)wide_kernel<T, 2, ONE_ROW, TM>;
-    case 3: return (const void *)wide_kernel<T, 3, ONE_ROW, TM>;
-    default: return (const void *)wide_kernel<T, 4, ONE_ROW, TM>;
+    case 1: return (const void *)wide_kernel<T, 1, ONE_ROW, TM, NATIVE>;
+    case 2: return (const void *)wide_kernel<T, 2, ONE_ROW, TM, NATIVE>;
+    case 3: return (const void *)wide_kernel<T, 3, ONE_ROW, TM, NATIVE>;
+    default: return (const void *)wide_kernel<T, 4, ONE_ROW, TM, NATIVE>;
   }
 }
 
-/* The instantiation for a code width, scale layout and tile (64, 128 or 256 rows). */
+template <typename T, int TM>
+const void *kernel_for(int bits, bool one_row, bool native) {
+  if (one_row) return kernel_for<T, true, TM, false>(bits);
+  return native ? kernel_for<T, false, TM, true>(bits) : kernel_for<T, false, TM, false>(bits);
+}
+
+/* The instantiation for a code width, scale layout, scale dtype (`native`:
+ * the compute dtype) and tile (64, 128 or 256 rows). */
 template <typename T>
-const void *kernel_for(int bits, bool one_row, int tile_m) {
-  if (tile_m == 256) return one_row ? kernel_for<T, true, 256>(bits) : kernel_for<T, false, 256>(bits);
-  if (tile_m == 64) return one_row ? kernel_for<T, true, 64>(bits) : kernel_for<T, false, 64>(bits);
-  return one_row ? kernel_for<T, true, 128>(bits) : kernel_for<T, false, 128>(bits);
+const void *kernel_for(int bits, bool one_row, bool native, int tile_m) {
+  if (tile_m == 256) return kernel_for<T, 256>(bits, one_row, native);
+  if (tile_m == 64) return kernel_for<T, 64>(bits, one_row, native);
+  return kernel_for<T, 128>(bits, one_row, native);
 }
 
 template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem) {
   void *args[] = {(void *)p};
-  const void *kernel = kernel_for<T>(p->bits, p->atom_one_group != 0, p->tile_m);
+  const bool native = p->scale_dtype == (int)compute<T>::kDtype;
+  const void *kernel = kernel_for<T>(p->bits, p->atom_one_group != 0, native, p->tile_m);
   return cudaLaunchKernel(kernel, dim3((unsigned)p->grid), dim3(THREADS), args, smem, stream);
 }
 
 template <typename T>
 cudaError_t allow_smem(size_t limit) {
   for (int bits = 1; bits <= 4; bits++)
-    for (int one_row = 0; one_row < 2; one_row++)
+    for (int variant = 0; variant < 3; variant++) /* one-row, per-slab converting, per-slab native */
       for (int tile_m = 64; tile_m <= 256; tile_m *= 2) {
-        const void *kernel = kernel_for<T>(bits, one_row != 0, tile_m);
+        const void *kernel = kernel_for<T>(bits, variant == 0, variant == 2, tile_m);
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit);
         if (err != cudaSuccess) return err;
       }
