@@ -163,8 +163,13 @@ __device__ __forceinline__ int scale_rows_of_atom(const lutmm_cuda_gemm_params &
 template <bool ONE_ROW>
 __device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, int column, int atom, int lane,
                                             uint8_t *entry) {
+  /* Groups of 16 and 32 rows in an atom wholly inside K (all but the last
+   * atom of a ragged K): 4 or 2 rows from row atom·64 >> log2(group), by
+   * shifts rather than 64-bit clamped scale_row evaluations (as
+   * compute_atom's slab_shift). */
+  const bool by_shift = !ONE_ROW && (p.group_log2 == 4 || p.group_log2 == 5) && (int64_t)atom * 64 + 64 <= p.k;
   /* Byte offsets in 32 bits: the planner keeps the scale array below 2 GiB. */
-  const uint32_t r0 = (uint32_t)first_scale_row(p, atom);
+  const uint32_t r0 = by_shift ? (uint32_t)atom << (6 - p.group_log2) : (uint32_t)first_scale_row(p, atom);
   const int log2_elem = p.scale_dtype == LUTMM_DTYPE_F32 ? 2 : 1;
   const int log2_vpr = 2 + log2_elem; /* 16-byte vectors per 64-column row */
   const uint8_t *first =
@@ -173,7 +178,7 @@ __device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, int
     if (lane < 1 << log2_vpr) cp_async16(entry + lane * 16, first + lane * 16, 16);
     return;
   }
-  const int rows = scale_rows_of_atom(p, atom);
+  const int rows = by_shift ? 64 >> p.group_log2 : scale_rows_of_atom(p, atom);
   const uint32_t row_bytes = (uint32_t)p.n_pad << log2_elem;
   for (int v = lane; v < rows << log2_vpr; v += 32) {
     const int r = v >> log2_vpr, c = v & ((1 << log2_vpr) - 1);
