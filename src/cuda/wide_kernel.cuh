@@ -390,10 +390,11 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
 /* NATIVE (scale_pair): per-slab kernels have an instantiation for scales
  * stored in the compute dtype, whose unit loop then holds no conversion:
  * a runtime test of the scale dtype left every conversion path predicated
- * in that loop, 1,139 and 1,266 instructions (fp16, bf16; 4-bit codes,
- * 64-row tiles) against 905. A runtime branch between two consumers in
- * one kernel instead spilled and ran up to 1.5x slower. One-row kernels
- * convert once per unit and keep a single instantiation. */
+ * in that loop, 1,139 and 1,266 instructions of its code (fp16, bf16; 4-bit
+ * codes, 64-row tiles; static SASS counts) against 905. A runtime branch
+ * between two consumers in one kernel instead spilled and ran up to 1.6x
+ * slower. One-row kernels convert once per unit and keep a single
+ * instantiation. */
 template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
 __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
 #if !LUTMM_HAVE_WGMMA
