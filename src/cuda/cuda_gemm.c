@@ -284,6 +284,7 @@ static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w
   const int tile_atoms = lutmm_wide_tile_n(tile_m) / 64;
   p->tile_m = tile_m;
   p->tile_n = lutmm_wide_tile_n(tile_m);
+  p->acc_order = 1;
   p->m_tiles = (a->m + tile_m - 1) / tile_m;
   p->n_tiles = (g->n_atoms + tile_atoms - 1) / tile_atoms;
   p->iters = g->k_atoms;

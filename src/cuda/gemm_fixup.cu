@@ -11,8 +11,9 @@
 #include "fault.h"
 #include "gemm_device.cuh"
 
-/* Block (tile, c) adds elements 1024c .. 1024c + 1023 of its tile, four
- * per thread (tile widths are multiples of 4), loading BATCH partials
+/* Block (tile, c) adds elements 1024c .. 1024c + 1023 of its slot, four
+ * per thread (tile widths are multiples of 4; the wide kernel's slots hold
+ * its accumulators' order, which maps them back), loading BATCH partials
  * before adding any, so a thread waits on memory once per batch rather
  * than once per partial. The additions stay in block order. */
 #define FIXUP_THREADS 256
@@ -46,11 +47,21 @@ __global__ void __launch_bounds__(FIXUP_THREADS) lutmm_fixup_kernel(const __grid
       sum.w += part[t].w;
     }
   }
-  const int row = e / bn, col = e % bn;
   const int64_t mt = tile % p.m_tiles, nt = tile / p.m_tiles;
+  const float v[4] = {sum.x, sum.y, sum.z, sum.w};
+  if (p.acc_order) {
+    /* The wide kernel's order: the four are rows r, r + 1 of columns c, c + 8. */
+    for (int i = 0; i < 4; i++) {
+      int row, col;
+      lutmm_wide_partial_site(bm, e + i, &row, &col);
+      const int64_t grow = mt * bm + row, gcol = nt * bn + col;
+      if (grow < p.m && gcol < p.n) lutmm_kernels::store_output(p.y, p.y_dtype, grow * p.n + gcol, v[i]);
+    }
+    return;
+  }
+  const int row = e / bn, col = e % bn;
   const int64_t grow = mt * bm + row, gcol = nt * bn + col;
   if (grow >= p.m) return;
-  const float v[4] = {sum.x, sum.y, sum.z, sum.w};
   for (int i = 0; i < 4 && gcol + i < p.n; i++)
     lutmm_kernels::store_output(p.y, p.y_dtype, grow * p.n + gcol + i, v[i]);
 }

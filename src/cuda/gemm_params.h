@@ -51,6 +51,7 @@ typedef struct lutmm_cuda_gemm_params {
   int64_t m_tiles, n_tiles, iters, units;
   int grid, stages, mf;
   int tile_m, tile_n; /* a partial tile in the workspace: tile_m × tile_n fp32 */
+  int acc_order;      /* wide kernel: partial tiles in accumulator order (lutmm_wide_partial_site), else row-major */
   int mb;             /* skinny kernel: X rows held, in m8 blocks (1, 2, 4, 8); 0 = tiled kernel */
   int warps;          /* skinny kernel: warps per block (lutmm_skinny_warps_for) */
   int *tickets;       /* skinny kernel: per cut tile column, partials written so far (zero at the start) */
@@ -154,6 +155,25 @@ LUTMM_HD static inline size_t lutmm_wide_table_bytes(int bits) { return lutmm_cu
 LUTMM_HD static inline size_t lutmm_wide_stage_bytes(int bits, int tile_m) {
   return lutmm_wide_x_bytes(tile_m) + (size_t)(lutmm_wide_tile_n(tile_m) / 64) * 512u * (size_t)bits +
          lutmm_wide_scale_bytes(tile_m);
+}
+/* Where accumulator i (0 .. tile_m/2 − 1) of atom column cc of MMA thread t
+ * (0..255: warpgroup t/128, n16 block (t/32) % 4, lane t % 32) lies in its
+ * tile: X row 8·(i/4) + 2·(lane % 4) + i % 2, W column 64·(warpgroup·COLS +
+ * cc) + 16·block + lane/4 + 8·((i % 4)/2), the transposed wgmma D fragment
+ * (wide_kernel.cuh). */
+LUTMM_HD static inline void lutmm_wide_acc_site(int tile_m, int t, int cc, int i, int *row, int *col) {
+  const int cols = lutmm_wide_tile_n(tile_m) / 128, lane = t % 32;
+  *row = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+  *col = 64 * ((t / 128) * cols + cc) + 16 * ((t / 32) % 4) + lane / 4 + 8 * ((i % 4) / 2);
+}
+/* A partial tile of the wide kernel in the workspace is in accumulator
+ * order, not row-major: thread t's accumulators 4v .. 4v + 3 of column cc
+ * are one 16-byte vector, vector (cc·tile_m/8 + v)·256 + t, so a warp's
+ * stores of one v cover 512 contiguous bytes. Element e of the slot is
+ * accumulator 4·(vector / 256 mod tile_m/8) + e mod 4 of that thread. */
+LUTMM_HD static inline void lutmm_wide_partial_site(int tile_m, int e, int *row, int *col) {
+  const int vector = e / 4, t = vector % 256, per_column = tile_m / 8;
+  lutmm_wide_acc_site(tile_m, t, vector / 256 / per_column, 4 * (vector / 256 % per_column) + e % 4, row, col);
 }
 /* The stages start on a 1024-byte boundary (X's 128-byte swizzle repeats
  * every 8 rows of 128 bytes, and every stage's size is a multiple of it). */

@@ -305,24 +305,31 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
 }
 
 /* Writes a finished segment: the whole tile to Y, or a partial one to the
- * block's workspace slot (TM × N fp32, row-major). Accumulator 4c + e of
- * column cc is W column 64·(wg·COLS + cc) + 16j + lane/4 + 8·(e/2) and X
- * row 8c + 2·(lane % 4) + e % 2. */
+ * block's workspace slot in accumulator order (lutmm_wide_partial_site):
+ * four accumulators per 16-byte store, each warp's stores 512 contiguous
+ * bytes, where row-major scalar stores took four times the instructions
+ * and touched four rows each. Thread t is MMA thread 128·wg + 32j + lane. */
 template <int TM>
 __device__ inline void store_segment(const lutmm_cuda_gemm_params &p, const unit_site &s, int64_t slot, int wg, int j,
                                      int lane, const float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
   using S = tile<TM>;
-  float *part = p.workspace + (size_t)(slot < 0 ? 0 : slot) * LUTMM_WIDE_TILE_ELEMS;
+  const int t = 128 * wg + 32 * j + lane;
+  if (slot >= 0) {
+    float4 *part = (float4 *)(p.workspace + (size_t)slot * LUTMM_WIDE_TILE_ELEMS) + t;
+#pragma unroll
+    for (int cc = 0; cc < S::COLS; cc++)
+#pragma unroll
+      for (int v = 0; v < S::ACC / 4; v++)
+        part[(cc * (S::ACC / 4) + v) * 256] =
+            make_float4(acc[cc][4 * v], acc[cc][4 * v + 1], acc[cc][4 * v + 2], acc[cc][4 * v + 3]);
+    return;
+  }
 #pragma unroll
   for (int cc = 0; cc < S::COLS; cc++)
 #pragma unroll
     for (int i = 0; i < S::ACC; i++) {
-      const int col = 64 * (wg * S::COLS + cc) + 16 * j + lane / 4 + 8 * ((i % 4) / 2);
-      const int row = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-      if (slot >= 0) {
-        part[row * S::N + col] = acc[cc][i];
-        continue;
-      }
+      int row, col;
+      lutmm_wide_acc_site(TM, t, cc, i, &row, &col);
       const int64_t grow = s.mt * TM + row, gcol = s.nt * S::N + col;
       if (grow < p.m && gcol < p.n) store_output(p.y, p.y_dtype, grow * p.n + gcol, acc[cc][i]);
     }

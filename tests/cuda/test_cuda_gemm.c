@@ -9,8 +9,8 @@
  * 64-row tiles, the skinny kernel's 64-row launch), 17..32 rows over
  * weights large enough for the skinny kernel's 12-warp blocks, tagged
  * partials (across the wrap of their launch tags, and the same bits as the
- * plain launches' tickets), and run-to-run determinism. Exit 77 without a
- * device. */
+ * plain launches' tickets), the wide kernel's cut tiles, and run-to-run
+ * determinism. Exit 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +248,36 @@ static void tagged_partials(harness *h) {
   }
 }
 
+/* The wide kernel's cut tiles (M > 32 on a Hopper part; other devices run
+ * the tiled kernel here): tiles of 64, 128 and 256 rows cut into 2-3 and
+ * into ~8 partials (blocks of at least max(2, k-atoms/8) units), ragged M
+ * and N, partials in the kernel's accumulator order that the fixup maps
+ * back, then two runs of general inputs with the same bits. */
+static void wide_cut_tiles(harness *h) {
+  const int64_t shapes[][3] = {{48, 4096, 4608}, {100, 2048, 2048}, {256, 1024, 1024},
+                               {300, 3072, 600}, {256, 1024, 8192}, {130, 2048, 8200}};
+  uint64_t rng = 23;
+  for (int i = 0; i < 6; i++) {
+    gemm_case c = {1 + i % 4, shapes[i][0], shapes[i][1], shapes[i][2], i % 2 ? 32 : 128, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
+    c.scale_dtype = c.x_dtype = i % 3 == 1 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+    run_exact_and_bound(h, c);
+  }
+  gemm_case c = {4, 256, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 99};
+  const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
+  void *a = malloc(bytes), *b = malloc(bytes);
+  char why[256] = "";
+  const int ra = a == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, a);
+  const int rb = b == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, b);
+  cases += 2;
+  if (ra != 0 || rb != 0 || memcmp(a, b, bytes) != 0) {
+    printf("FAIL wide_cut_tiles determinism: runs differ or failed (%d %d) %s\n", ra, rb, why);
+    failures++;
+  }
+  free(a);
+  free(b);
+}
+
 /* Same inputs, two runs, identical bits (general inputs: order matters). */
 static void determinism(harness *h) {
   gemm_case c = {4, 8, 8192, 2048, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 1234};
@@ -277,6 +307,7 @@ int main(void) {
   skinny_more_warps(&h);
   small_workspace(&h);
   tagged_partials(&h);
+  wide_cut_tiles(&h);
   determinism(&h);
   harness_close(&h);
   printf("%d cases, %d failures\n", cases, failures);

@@ -23,6 +23,7 @@
  * fallback. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "gemm_params.h"
@@ -158,6 +159,30 @@ static void wide_layout(void) {
   }
 }
 
+/* The wide kernel's partial tiles in accumulator order: every element of a
+ * tile is one accumulator of one MMA thread, each exactly once, and a
+ * slot's element e is accumulator e % 4 of vector e / 4 (thread
+ * vector % 256). */
+static void wide_partial_order(void) {
+  for (int tile_m = 64; tile_m <= 256; tile_m *= 2) {
+    const int tile_n = lutmm_wide_tile_n(tile_m), cols = tile_n / 128, acc = tile_m / 2;
+    static unsigned char seen[LUTMM_WIDE_TILE_ELEMS];
+    memset(seen, 0, sizeof seen);
+    for (int t = 0; t < 256; t++)
+      for (int cc = 0; cc < cols; cc++)
+        for (int i = 0; i < acc; i++) {
+          int row, col, prow, pcol;
+          lutmm_wide_acc_site(tile_m, t, cc, i, &row, &col);
+          CHECK(row >= 0 && row < tile_m && col >= 0 && col < tile_n);
+          seen[row * tile_n + col]++;
+          const int e = 4 * ((cc * (acc / 4) + i / 4) * 256 + t) + i % 4;
+          lutmm_wide_partial_site(tile_m, e, &prow, &pcol);
+          CHECK(prow == row && pcol == col);
+        }
+    for (int e = 0; e < LUTMM_WIDE_TILE_ELEMS; e++) CHECK(seen[e] == 1);
+  }
+}
+
 static void check_ranges(int64_t units, int grid) {
   int64_t prev = 0;
   for (int64_t b = 0; b <= grid; b++) {
@@ -251,7 +276,7 @@ static void skinny_grid(void) {
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"skinny_layout", skinny_layout}, {"skinny_warp_choice", skinny_warp_choice}, {"scale_entries", scale_entries},
-      {"wide_layout", wide_layout},     {"stream_k_ranges", stream_k_ranges},
+      {"wide_layout", wide_layout},     {"wide_partial_order", wide_partial_order}, {"stream_k_ranges", stream_k_ranges},
       {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}, {"skinny_grid", skinny_grid}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
