@@ -168,9 +168,13 @@ LUTMM_HD static inline void lutmm_wide_acc_site(int tile_m, int t, int cc, int i
 }
 /* A partial tile of the wide kernel in the workspace is in accumulator
  * order, not row-major: thread t's accumulators 4v .. 4v + 3 of column cc
- * are one 16-byte vector, vector (cc·tile_m/8 + v)·256 + t, so a warp's
- * stores of one v cover 512 contiguous bytes. Element e of the slot is
- * accumulator 4·(vector / 256 mod tile_m/8) + e mod 4 of that thread. */
+ * are one 16-byte vector, this one, so a warp's stores of one v cover 512
+ * contiguous bytes. */
+LUTMM_HD static inline int lutmm_wide_partial_vector(int tile_m, int t, int cc, int v) {
+  return (cc * (tile_m / 8) + v) * 256 + t;
+}
+/* The inverse: element e of a slot is accumulator 4·(vector / 256 mod
+ * tile_m/8) + e mod 4 of thread vector mod 256, vector = e / 4. */
 LUTMM_HD static inline void lutmm_wide_partial_site(int tile_m, int e, int *row, int *col) {
   const int vector = e / 4, t = vector % 256, per_column = tile_m / 8;
   lutmm_wide_acc_site(tile_m, t, vector / 256 / per_column, 4 * (vector / 256 % per_column) + e % 4, row, col);

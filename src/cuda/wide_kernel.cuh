@@ -315,12 +315,12 @@ __device__ inline void store_segment(const lutmm_cuda_gemm_params &p, const unit
   using S = tile<TM>;
   const int t = 128 * wg + 32 * j + lane;
   if (slot >= 0) {
-    float4 *part = (float4 *)(p.workspace + (size_t)slot * LUTMM_WIDE_TILE_ELEMS) + t;
+    float4 *part = (float4 *)(p.workspace + (size_t)slot * LUTMM_WIDE_TILE_ELEMS);
 #pragma unroll
     for (int cc = 0; cc < S::COLS; cc++)
 #pragma unroll
       for (int v = 0; v < S::ACC / 4; v++)
-        part[(cc * (S::ACC / 4) + v) * 256] =
+        part[lutmm_wide_partial_vector(TM, t, cc, v)] =
             make_float4(acc[cc][4 * v], acc[cc][4 * v + 1], acc[cc][4 * v + 2], acc[cc][4 * v + 3]);
     return;
   }

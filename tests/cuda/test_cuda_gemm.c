@@ -248,6 +248,24 @@ static void tagged_partials(harness *h) {
   }
 }
 
+/* Case c (general inputs: the order of additions shows) run twice: both
+ * pass and give identical bits. */
+static void same_bits_twice(harness *h, gemm_case c) {
+  const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
+  void *a = malloc(bytes), *b = malloc(bytes);
+  char why[256] = "", name[160];
+  const int ra = a == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, a);
+  const int rb = b == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, b);
+  cases += 2;
+  if (ra != 0 || rb != 0 || memcmp(a, b, bytes) != 0) {
+    harness_describe(&c, name, sizeof name);
+    printf("FAIL determinism %s: runs differ or failed (%d %d) %s\n", name, ra, rb, why);
+    failures++;
+  }
+  free(a);
+  free(b);
+}
+
 /* The wide kernel's cut tiles (M > 32 on a Hopper part; other devices run
  * the tiled kernel here): tiles of 64, 128 and 256 rows cut into 2-3 and
  * into ~8 partials (blocks of at least max(2, k-atoms/8) units), ragged M
@@ -263,35 +281,13 @@ static void wide_cut_tiles(harness *h) {
     c.scale_dtype = c.x_dtype = i % 3 == 1 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     run_exact_and_bound(h, c);
   }
-  gemm_case c = {4, 256, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 99};
-  const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
-  void *a = malloc(bytes), *b = malloc(bytes);
-  char why[256] = "";
-  const int ra = a == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, a);
-  const int rb = b == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, b);
-  cases += 2;
-  if (ra != 0 || rb != 0 || memcmp(a, b, bytes) != 0) {
-    printf("FAIL wide_cut_tiles determinism: runs differ or failed (%d %d) %s\n", ra, rb, why);
-    failures++;
-  }
-  free(a);
-  free(b);
+  same_bits_twice(h, (gemm_case){4, 256, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0,
+                                 0, 99});
 }
 
 /* Same inputs, two runs, identical bits (general inputs: order matters). */
 static void determinism(harness *h) {
-  gemm_case c = {4, 8, 8192, 2048, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 1234};
-  const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
-  void *a = malloc(bytes), *b = malloc(bytes);
-  char why[256];
-  const int ra = harness_run_case(h, &c, why, sizeof why, a), rb = harness_run_case(h, &c, why, sizeof why, b);
-  cases += 2;
-  if (a == NULL || b == NULL || ra != 0 || rb != 0 || memcmp(a, b, bytes) != 0) {
-    printf("FAIL determinism: runs differ or failed (%d %d) %s\n", ra, rb, why);
-    failures++;
-  }
-  free(a);
-  free(b);
+  same_bits_twice(h, (gemm_case){4, 8, 8192, 2048, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 1234});
 }
 
 int main(void) {

@@ -160,26 +160,35 @@ static void wide_layout(void) {
 }
 
 /* The wide kernel's partial tiles in accumulator order: every element of a
- * tile is one accumulator of one MMA thread, each exactly once, and a
- * slot's element e is accumulator e % 4 of vector e / 4 (thread
- * vector % 256). */
+ * tile is one accumulator of one MMA thread, each exactly once, the
+ * kernel's vectors (lutmm_wide_partial_vector) fill a slot exactly, and
+ * the fixup's inverse (lutmm_wide_partial_site) finds each accumulator
+ * where the kernel stored it. */
 static void wide_partial_order(void) {
   for (int tile_m = 64; tile_m <= 256; tile_m *= 2) {
     const int tile_n = lutmm_wide_tile_n(tile_m), cols = tile_n / 128, acc = tile_m / 2;
-    static unsigned char seen[LUTMM_WIDE_TILE_ELEMS];
+    static unsigned char seen[LUTMM_WIDE_TILE_ELEMS], stored[LUTMM_WIDE_TILE_ELEMS / 4];
     memset(seen, 0, sizeof seen);
+    memset(stored, 0, sizeof stored);
     for (int t = 0; t < 256; t++)
       for (int cc = 0; cc < cols; cc++)
         for (int i = 0; i < acc; i++) {
           int row, col, prow, pcol;
           lutmm_wide_acc_site(tile_m, t, cc, i, &row, &col);
-          CHECK(row >= 0 && row < tile_m && col >= 0 && col < tile_n);
+          const int vector = lutmm_wide_partial_vector(tile_m, t, cc, i / 4);
+          if (row < 0 || row >= tile_m || col < 0 || col >= tile_n || vector < 0 ||
+              vector >= LUTMM_WIDE_TILE_ELEMS / 4) {
+            unit_fail(__FILE__, __LINE__, "%d rows: thread %d, column %d, accumulator %d outside the tile", tile_m, t,
+                      cc, i);
+            continue;
+          }
           seen[row * tile_n + col]++;
-          const int e = 4 * ((cc * (acc / 4) + i / 4) * 256 + t) + i % 4;
-          lutmm_wide_partial_site(tile_m, e, &prow, &pcol);
+          if (i % 4 == 0) stored[vector]++;
+          lutmm_wide_partial_site(tile_m, 4 * vector + i % 4, &prow, &pcol);
           CHECK(prow == row && pcol == col);
         }
     for (int e = 0; e < LUTMM_WIDE_TILE_ELEMS; e++) CHECK(seen[e] == 1);
+    for (int v = 0; v < LUTMM_WIDE_TILE_ELEMS / 4; v++) CHECK(stored[v] == 1);
   }
 }
 
