@@ -3,7 +3,9 @@
  * On a CUDA context (LUTMM_BACKEND_CUDA) every lutmm.h call takes device
  * pointers (cudaMalloc'd, or from lutmm_malloc) where it says "context
  * memory", and queues its work on the context's stream. lutmm_gemm never
- * allocates and never synchronizes; it may be captured in a CUDA graph.
+ * allocates and never synchronizes; it may be captured in a CUDA graph and
+ * replayed any number of times, one replay at a time, in order with the
+ * context's other work (they share its workspace).
  * Every function here returns LUTMM_ERR_BACKEND_MISMATCH for a context of
  * another backend and LUTMM_ERR_NULL_POINTER for a NULL context or output. */
 #ifndef LUTMM_CUDA_H

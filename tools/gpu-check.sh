@@ -58,8 +58,8 @@ build() {
   else meson setup "$BUILD" -Dcuda=enabled -Dopenblas=disabled -Dwerror=false || return 1; fi
   # Meson does not track the headers of CUDA sources here: rebuild them.
   rm -f "$BUILD"/liblutmm.a.p/*.cu.o
-  ninja -C "$BUILD" liblutmm.a tests/cuda/test_cuda_format tests/cuda/test_cuda_gemm tests/cuda/cuda_fuzz \
-    tests/cuda/test_mma_numerics || return 1
+  ninja -C "$BUILD" liblutmm.a tests/cuda/test_cuda_format tests/cuda/test_cuda_gemm tests/cuda/test_cuda_graph \
+    tests/cuda/cuda_fuzz tests/cuda/test_mma_numerics || return 1
   ninja -C "$BUILD" tools/lutmm || echo "tools/lutmm did not build: no benchmark"
 }
 
@@ -75,7 +75,8 @@ cli_fuzz() {
 
 memcheck() {
   compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" --cases 120 --seed 9 &&
-    compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/test_cuda_format"
+    compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/test_cuda_format" &&
+    compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/test_cuda_graph"
 }
 
 # racecheck, then synccheck (barrier use: the wide kernel's mbarriers).

@@ -74,8 +74,8 @@ static lutmm_status allocate_buffers(lutmm_cuda_state *s) {
   s->own_workspace_bytes = default_workspace_bytes(s->sm_count);
   cudaError_t err = cudaMalloc((void **)&s->own_workspace, s->own_workspace_bytes);
   if (err == cudaSuccess) err = cudaMalloc((void **)&s->flags, 2 * sizeof(int));
-  /* Two sets of a counter per column, at most 16 warps per block, one block per SM. */
-  const size_t ticket_bytes = (size_t)2 * LUTMM_SKINNY_TICKETS_PER_SM * (size_t)s->sm_count * sizeof(int);
+  /* A counter per column, at most 16 warps per block, one block per SM. */
+  const size_t ticket_bytes = LUTMM_SKINNY_TICKETS_PER_SM * (size_t)s->sm_count * sizeof(int);
   if (err == cudaSuccess) err = cudaMalloc((void **)&s->tickets, ticket_bytes);
   if (err == cudaSuccess) err = cudaMemset(s->tickets, 0, ticket_bytes);
   /* Library-owned, never lent: a tag is only trusted in memory whose every

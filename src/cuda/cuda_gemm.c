@@ -133,6 +133,14 @@ static int skinny_warps(const lutmm_cuda_state *s, const lutmm_weights *w, int m
                                 s->sm_count, s->smem_base, s->smem_per_block);
 }
 
+/* Whether the context's stream is being captured into a CUDA graph (or
+ * the runtime cannot say: then it is treated as captured, which is only
+ * slower). */
+static int stream_capturing(const lutmm_cuda_state *s) {
+  enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  return cudaStreamIsCapturing(s->stream, &status) != cudaSuccess || status != cudaStreamCaptureStatusNone;
+}
+
 /* The skinny kernel (one launch per `m` <= 64 rows, every code width): X
  * in m8 blocks, one tile of W atom columns per unit row, two k-atoms per
  * unit, a Stream-K grid of lutmm_skinny_grid blocks. */
@@ -150,10 +158,13 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   p->grid =
       (int)lutmm_skinny_grid(m, p->atom_one_group, p->iters, p->n_tiles, s->sm_count, workspace_blocks(s, p));
   p->workspace = s->workspace;
+  p->tickets = s->tickets;
   p->shares_reduction =
       s->cooperative && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);
-  /* At most 8 partials a column: never a shared reduction (12 or more). */
-  const int tags = s->cooperative && lutmm_skinny_tags_partials(p->mb, m, p->iters, p->grid, p->units) &&
+  /* At most 8 partials a column: never a shared reduction (12 or more).
+   * Not in a graph: a replay would reuse the captured tag. */
+  const int tags = s->cooperative && !stream_capturing(s) &&
+                   lutmm_skinny_tags_partials(p->mb, m, p->iters, p->grid, p->units) &&
                    (size_t)2 * (size_t)p->grid * LUTMM_SKINNY_TAGGED_ROWS * (size_t)p->tile_n <= s->tagged_words;
   p->tagged = tags ? s->tagged : NULL;
   p->cooperative = p->shares_reduction || p->tagged != NULL;
@@ -197,16 +208,6 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
          w->geom.scale_rows * w->geom.n_pad * 4 < ((int64_t)1 << 31);
 }
 
-/* A skinny launch counts its cut columns' partials in one of two ticket
- * sets and zeroes the other, which the launch before it used (stream order:
- * it has finished), so no launch has to reset its own counters at its end. */
-static void use_ticket_set(lutmm_cuda_state *s, lutmm_cuda_gemm_params *p) {
-  p->ticket_count = LUTMM_SKINNY_TICKETS_PER_SM * s->sm_count;
-  p->tickets = s->tickets + (size_t)(s->ticket_launches % 2) * (size_t)p->ticket_count;
-  p->tickets_next = s->tickets + (size_t)((s->ticket_launches + 1) % 2) * (size_t)p->ticket_count;
-  s->ticket_launches++;
-}
-
 /* A tagged skinny launch's tag: one more than the last. Before the count
  * would wrap, the buffer is zeroed (in stream order, after every launch
  * that used it) and the tags start again at 1, so no word a launch reads
@@ -238,11 +239,10 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
     p->x = (const uint8_t *)a->x + (size_t)r0 * x_row;
     p->y = (uint8_t *)a->y + (size_t)r0 * y_row;
     plan_skinny(s, w, p->m, p);
-    use_ticket_set(s, p);
     cudaError_t err = use_tag(s, p);
     if (err == cudaSuccess)
       err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_skinny_f16(s->stream, p, s->smem_base)
-                                                          : lutmm_cuda_launch_skinny_bf16(s->stream, p, s->smem_base);
+                                          : lutmm_cuda_launch_skinny_bf16(s->stream, p, s->smem_base);
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;

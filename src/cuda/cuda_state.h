@@ -22,8 +22,7 @@ typedef struct lutmm_cuda_state {
   size_t workspace_bytes;
   int deterministic;
   int *flags;             /* device int[2]: error reports of quantize/pack */
-  int *tickets;           /* device int[2][SMs × 16]: skinny-kernel fixup counters, a set per launch parity */
-  unsigned ticket_launches; /* skinny launches so far: launch i uses set i % 2 and zeroes the other */
+  int *tickets;           /* device int[SMs × 16]: skinny-kernel fixup counters, zero between launches */
   int cooperative;        /* skinny launches are cooperative (the device supports it, LUTMM_CUDA_COOPERATIVE != 0) */
   uint64_t *tagged;       /* device: tagged partials of cooperative skinny launches (SMs × LUTMM_SKINNY_TAGGED_PER_SM) */
   size_t tagged_words;

@@ -54,9 +54,7 @@ typedef struct lutmm_cuda_gemm_params {
   int acc_order;      /* wide kernel: partial tiles in accumulator order (lutmm_wide_partial_site), else row-major */
   int mb;             /* skinny kernel: X rows held, in m8 blocks (1, 2, 4, 8); 0 = tiled kernel */
   int warps;          /* skinny kernel: warps per block (lutmm_skinny_warps_for) */
-  int *tickets;       /* skinny kernel: per cut tile column, partials written so far (zero at the start) */
-  int *tickets_next;  /* skinny kernel: the other set, zeroed here for the next launch */
-  int ticket_count;   /* skinny kernel: counters in each set */
+  int *tickets;       /* skinny kernel: per cut tile column, partials written so far (zero at the start and end) */
   int cooperative;    /* skinny kernel: launched cooperatively (every block resident), so a cut column's
                          finishing contributors can wait for each other */
   int shares_reduction; /* skinny kernel, cooperative: a cut column's finishing contributors each add a share */
@@ -347,8 +345,8 @@ LUTMM_HD static inline int lutmm_skinny_tags_partials(int mb, int64_t m, int64_t
  * columns (the 8-row kernels' widest tile). */
 #define LUTMM_SKINNY_TAGGED_PER_SM ((size_t)2 * LUTMM_SKINNY_TAGGED_ROWS * 16 * 64)
 
-/* Skinny-kernel fixup counters per multiprocessor in each ticket set: one
- * per warp of the widest block (one block per multiprocessor). */
+/* Skinny-kernel fixup counters per multiprocessor: one per warp of the
+ * widest block (one block per multiprocessor). */
 #define LUTMM_SKINNY_TICKETS_PER_SM 16
 
 /* Dynamic shared memory of one skinny block. */

@@ -29,13 +29,16 @@
  * so the bits never depend on which warp finished last. In a cooperative
  * launch the warps whose blocks end in that column instead wait for all its
  * partials and each add a share of it, in the same order (reduce_together).
- * A launch's tickets start at zero: the launch before zeroed them.
+ * Every launch leaves its tickets as it found them, zero: the warp that
+ * sees a ticket's last count puts it back. So a ticket-counted launch needs
+ * nothing from the host that changes from one launch to the next, and a
+ * CUDA graph may replay it any number of times.
  * Where the planner says so (lutmm_skinny_tags_partials: cooperative
- * launches at M <= 4, columns of at most 8 partials) nothing is counted: a
- * partial is published as tagged words ({launch tag, fp32}, one 64-bit
- * store each, no fence) and the column's first contributor polls them at
- * the end of its range until all carry the launch's tag, then adds them in
- * the same order (reduce_tagged). */
+ * launches at M <= 4, columns of at most 8 partials, not captured in a
+ * graph) nothing is counted: a partial is published as tagged words
+ * ({launch tag, fp32}, one 64-bit store each, no fence) and the column's
+ * first contributor polls them at the end of its range until all carry the
+ * launch's tag, then adds them in the same order (reduce_tagged). */
 #ifndef LUTMM_CUDA_SKINNY_KERNEL_CUH
 #define LUTMM_CUDA_SKINNY_KERNEL_CUH
 
@@ -732,7 +735,16 @@ __device__ void reduce_together(const lutmm_cuda_gemm_params &p, int tile, int w
   const int64_t share = (int64_t)blockIdx.x - first;
   if (share >= reducers) return;
   const int64_t partials = last - first + 1;
-  if (lane == 0) ticket_wait(ticket, (int)partials);
+  /* Each reducer counts once more after its wait; the last to do so knows
+   * no one still watches the ticket and zeroes it for the next launch. A
+   * relaxed add: its result is awaited only after the reduction's loads
+   * (a wait that passes on a count another reducer's add completed still
+   * acquires the partials, since atomic adds carry the releases along). */
+  int counted = 0;
+  if (lane == 0) {
+    ticket_wait(ticket, (int)partials);
+    counted = atomicAdd(ticket, 1);
+  }
   __syncwarp(); /* the other lanes' loads after lane 0's acquire */
   const partial_slots slots(p, tile, first);
   const int64_t column0 = ((int64_t)tile * W + warp) * 64;
@@ -741,6 +753,7 @@ __device__ void reduce_together(const lutmm_cuda_gemm_params &p, int tile, int w
     reduce_share<MB, BITS, W, FEW_G, 4>(p, warp, lane, column0, slots, last, sh, shs);
   else
     reduce_share<MB, BITS, W, MANY_G, 16>(p, warp, lane, column0, slots, last, sh, shs);
+  if (lane == 0 && counted == (int)(partials + reducers) - 1) *ticket = 0;
 }
 
 /* Kernels with the shared reduction (LUTMM_SKINNY_SHARES_REDUCTION) and
@@ -914,6 +927,7 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   if (lane == 0) arrived = ticket_add_acq_rel(ticket);
   arrived = __shfl_sync(0xFFFFFFFFu, arrived, 0);
   if (arrived != last - first) return;
+  if (lane == 0) *ticket = 0; /* every contributor has counted: zero again for the next launch */
   __syncwarp(); /* the other lanes' loads after lane 0's acquire */
   reduce_partials<MB, BITS, W>(p, c.tile, warp, lane, first, last);
 }
@@ -1052,8 +1066,6 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
   const uint32_t ring_lane = ring_of<MB, BITS, ONE_ROW>(layout, warp) + 16u * (uint32_t)lane;
   const uint32_t table_lane = layout.table | table_lane_offset<BITS>(lane);
   const uint8_t *x_lane = x_lane_of<MB>(xbuf, lane);
-  for (int i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < p.ticket_count; i += (int)(gridDim.x * blockDim.x))
-    p.tickets_next[i] = 0; /* the launch before this one used them; the next one counts in them */
   const int lo = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x);
   const int hi = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x + 1);
   const plane_lanes<BITS> planes = lanes_of<BITS>(p, lane);

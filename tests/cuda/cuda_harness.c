@@ -7,7 +7,6 @@
 
 #include "numeric.h"
 
-#define GUARD_BYTES 64
 #define POISON 0xFF /* NaN in every output dtype */
 
 int harness_open(harness *h) {
@@ -75,15 +74,7 @@ static void make_table(uint64_t *s, int bits, int exact, float *table) {
   } while (table[0] == 0.0f && table[size - 1] == 0.0f);
 }
 
-typedef struct host_case {
-  float table[LUTMM_MAX_TABLE_SIZE];
-  uint8_t *codes;
-  void *scales, *x, *y_ref, *y_cuda;
-  float *bound;
-  size_t scale_bytes, x_bytes, y_bytes;
-} host_case;
-
-static void free_host(host_case *hc) {
+static void free_host(harness_inputs *hc) {
   free(hc->codes);
   free(hc->scales);
   free(hc->x);
@@ -92,7 +83,7 @@ static void free_host(host_case *hc) {
   free(hc->bound);
 }
 
-static int make_inputs(const gemm_case *c, host_case *hc) {
+static int make_inputs(const gemm_case *c, harness_inputs *hc) {
   uint64_t s = c->seed;
   const int64_t groups = c->group_size == 0 ? 1 : c->k / c->group_size;
   make_table(&s, c->bits, c->exact, hc->table);
@@ -103,7 +94,7 @@ static int make_inputs(const gemm_case *c, host_case *hc) {
   hc->scales = malloc(hc->scale_bytes);
   hc->x = malloc(hc->x_bytes);
   hc->y_ref = malloc(hc->y_bytes);
-  hc->y_cuda = malloc(hc->y_bytes + GUARD_BYTES);
+  hc->y_cuda = malloc(hc->y_bytes + HARNESS_GUARD_BYTES);
   hc->bound = malloc(sizeof(float) * (size_t)(c->m * c->n));
   if (!hc->codes || !hc->scales || !hc->x || !hc->y_ref || !hc->y_cuda || !hc->bound) return 0;
   for (int64_t i = 0; i < c->k * c->n; i++) hc->codes[i] = (uint8_t)harness_pick(&s, 1 << c->bits);
@@ -112,15 +103,12 @@ static int make_inputs(const gemm_case *c, host_case *hc) {
     const double v = c->exact ? ldexp(1.0, exponent) : ldexp(0.05 + uniform(&s), c->tiny_scales ? -18 : 0);
     lutmm_store_from_f64(hc->scales, c->scale_dtype, i, (double)lutmm_round_f64_to_dtype(v, c->scale_dtype));
   }
-  for (int64_t i = 0; i < c->m * c->k; i++) {
-    const double v = c->exact ? (double)(harness_pick(&s, 9) - 4) * 0.25 : (uniform(&s) - 0.5) * 4.0;
-    lutmm_store_from_f64(hc->x, c->x_dtype, i, v);
-  }
+  harness_new_x(c, &s, hc);
   return 1;
 }
 
 /* Packs on the reference (host weights, for the oracle) and on the device. */
-static lutmm_status pack_both(harness *h, const gemm_case *c, const host_case *hc, lutmm_weights **w_ref,
+static lutmm_status pack_both(harness *h, const gemm_case *c, const harness_inputs *hc, lutmm_weights **w_ref,
                               lutmm_weights **w_cuda) {
   const lutmm_quant_params p = {c->bits, c->k, c->n, c->group_size, c->scale_dtype};
   lutmm_status st = lutmm_pack(h->ref, &p, hc->table, hc->codes, hc->scales, w_ref);
@@ -141,22 +129,22 @@ static lutmm_status pack_both(harness *h, const gemm_case *c, const host_case *h
 }
 
 /* GEMM on the device with poisoned output and guard bytes after it. */
-static lutmm_status gemm_on_device(harness *h, const gemm_case *c, lutmm_weights *w, host_case *hc) {
+static lutmm_status gemm_on_device(harness *h, const gemm_case *c, lutmm_weights *w, harness_inputs *hc) {
   const size_t esize = lutmm_dtype_size(c->x_dtype), offset = c->x_offset ? esize : 0;
   void *d_x = NULL, *d_y = NULL;
   lutmm_status st = lutmm_malloc(h->cuda, hc->x_bytes + offset, &d_x);
-  if (st == LUTMM_OK) st = lutmm_malloc(h->cuda, hc->y_bytes + GUARD_BYTES, &d_y);
-  memset(hc->y_cuda, POISON, hc->y_bytes + GUARD_BYTES);
+  if (st == LUTMM_OK) st = lutmm_malloc(h->cuda, hc->y_bytes + HARNESS_GUARD_BYTES, &d_y);
+  harness_poison(hc);
   if (st == LUTMM_OK) st = lutmm_copy_to_context(h->cuda, (uint8_t *)d_x + offset, hc->x, hc->x_bytes);
-  if (st == LUTMM_OK) st = lutmm_copy_to_context(h->cuda, d_y, hc->y_cuda, hc->y_bytes + GUARD_BYTES);
+  if (st == LUTMM_OK) st = lutmm_copy_to_context(h->cuda, d_y, hc->y_cuda, hc->y_bytes + HARNESS_GUARD_BYTES);
   if (st == LUTMM_OK) st = lutmm_gemm(h->cuda, w, c->m, (uint8_t *)d_x + offset, c->x_dtype, d_y, c->y_dtype);
-  if (st == LUTMM_OK) st = lutmm_copy_to_host(h->cuda, hc->y_cuda, d_y, hc->y_bytes + GUARD_BYTES);
+  if (st == LUTMM_OK) st = lutmm_copy_to_host(h->cuda, hc->y_cuda, d_y, hc->y_bytes + HARNESS_GUARD_BYTES);
   lutmm_free(h->cuda, d_x);
   lutmm_free(h->cuda, d_y);
   return st;
 }
 
-static int check_element(const gemm_case *c, const host_case *hc, int64_t i, char *why, size_t size) {
+static int check_element(const gemm_case *c, const harness_inputs *hc, int64_t i, char *why, size_t size) {
   const float got = lutmm_load_as_f32(hc->y_cuda, c->y_dtype, i), want = lutmm_load_as_f32(hc->y_ref, c->y_dtype, i);
   const size_t es = lutmm_dtype_size(c->y_dtype);
   int ok;
@@ -173,8 +161,8 @@ static int check_element(const gemm_case *c, const host_case *hc, int64_t i, cha
   return ok;
 }
 
-static int compare(const gemm_case *c, const host_case *hc, char *why, size_t size) {
-  for (size_t i = 0; i < GUARD_BYTES; i++)
+static int compare(const gemm_case *c, const harness_inputs *hc, char *why, size_t size) {
+  for (size_t i = 0; i < HARNESS_GUARD_BYTES; i++)
     if (((const uint8_t *)hc->y_cuda)[hc->y_bytes + i] != POISON) {
       snprintf(why, size, "guard byte %zu after Y overwritten", i);
       return 1;
@@ -184,21 +172,45 @@ static int compare(const gemm_case *c, const host_case *hc, char *why, size_t si
   return 0;
 }
 
+lutmm_status harness_prepare(harness *h, const gemm_case *c, harness_inputs *in) {
+  memset(in, 0, sizeof *in);
+  lutmm_status st = make_inputs(c, in) ? LUTMM_OK : LUTMM_ERR_OUT_OF_MEMORY;
+  if (st == LUTMM_OK) st = pack_both(h, c, in, &in->w_ref, &in->w_cuda);
+  return st;
+}
+
+void harness_release(harness_inputs *in) {
+  lutmm_weights_destroy(in->w_ref);
+  lutmm_weights_destroy(in->w_cuda);
+  free_host(in);
+  memset(in, 0, sizeof *in);
+}
+
+void harness_new_x(const gemm_case *c, uint64_t *state, harness_inputs *in) {
+  for (int64_t i = 0; i < c->m * c->k; i++) {
+    const double v = c->exact ? (double)(harness_pick(state, 9) - 4) * 0.25 : (uniform(state) - 0.5) * 4.0;
+    lutmm_store_from_f64(in->x, c->x_dtype, i, v);
+  }
+}
+
+void harness_poison(harness_inputs *in) { memset(in->y_cuda, POISON, in->y_bytes + HARNESS_GUARD_BYTES); }
+
+int harness_check(harness *h, const gemm_case *c, harness_inputs *in, char *why, size_t why_size) {
+  const lutmm_status st =
+      lutmm_reference_gemm(h->ref, in->w_ref, c->m, in->x, c->x_dtype, in->y_ref, c->y_dtype, in->bound);
+  if (st == LUTMM_OK) return compare(c, in, why, why_size);
+  snprintf(why, why_size, "API error %s", lutmm_status_string(st));
+  return 2;
+}
+
 int harness_run_case(harness *h, const gemm_case *c, char *why, size_t why_size, void *y_out) {
-  host_case hc;
-  memset(&hc, 0, sizeof hc);
-  lutmm_weights *w_ref = NULL, *w_cuda = NULL;
+  harness_inputs in;
+  lutmm_status st = harness_prepare(h, c, &in);
+  if (st == LUTMM_OK) st = gemm_on_device(h, c, in.w_cuda, &in);
   int result = 2;
-  lutmm_status st = make_inputs(c, &hc) ? LUTMM_OK : LUTMM_ERR_OUT_OF_MEMORY;
-  if (st == LUTMM_OK) st = pack_both(h, c, &hc, &w_ref, &w_cuda);
-  if (st == LUTMM_OK) st = gemm_on_device(h, c, w_cuda, &hc);
-  if (st == LUTMM_OK)
-    st = lutmm_reference_gemm(h->ref, w_ref, c->m, hc.x, c->x_dtype, hc.y_ref, c->y_dtype, hc.bound);
   if (st != LUTMM_OK) snprintf(why, why_size, "API error %s", lutmm_status_string(st));
-  else result = compare(c, &hc, why, why_size);
-  if (result == 0 && y_out != NULL) memcpy(y_out, hc.y_cuda, hc.y_bytes);
-  lutmm_weights_destroy(w_ref);
-  lutmm_weights_destroy(w_cuda);
-  free_host(&hc);
+  else result = harness_check(h, c, &in, why, why_size);
+  if (result == 0 && y_out != NULL) memcpy(y_out, in.y_cuda, in.y_bytes);
+  harness_release(&in);
   return result;
 }

@@ -43,6 +43,35 @@ int64_t harness_group_for(uint64_t *state, int64_t k);
  * y_dtype, host) receives the CUDA result. */
 int harness_run_case(harness *h, const gemm_case *c, char *why, size_t why_size, void *y_out);
 
+/* One case's host inputs and results and its weights packed on both
+ * contexts, for tests that run it more than once (graph replays). */
+typedef struct harness_inputs {
+  float table[LUTMM_MAX_TABLE_SIZE];
+  uint8_t *codes;
+  void *scales, *x, *y_ref;
+  void *y_cuda; /* the device's Y, y_bytes and HARNESS_GUARD_BYTES guard bytes after it */
+  float *bound;
+  size_t scale_bytes, x_bytes, y_bytes;
+  lutmm_weights *w_ref, *w_cuda;
+} harness_inputs;
+
+#define HARNESS_GUARD_BYTES 64
+
+/* Makes case c's inputs and packs its weights; harness_release frees them
+ * (after a failure too). */
+lutmm_status harness_prepare(harness *h, const gemm_case *c, harness_inputs *in);
+void harness_release(harness_inputs *in);
+
+/* New values for X (of c's kind: dyadic when exact), drawn from `state`. */
+void harness_new_x(const gemm_case *c, uint64_t *state, harness_inputs *in);
+
+/* Fills y_cuda and its guard bytes with NaN bytes before a run. */
+void harness_poison(harness_inputs *in);
+
+/* The reference GEMM of in->x, compared with in->y_cuda as
+ * harness_run_case compares. */
+int harness_check(harness *h, const gemm_case *c, harness_inputs *in, char *why, size_t why_size);
+
 /* "exact b=4 m=1 k=64 ..." for messages. */
 void harness_describe(const gemm_case *c, char *out, size_t size);
 
