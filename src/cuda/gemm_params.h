@@ -185,6 +185,29 @@ LUTMM_HD static inline size_t lutmm_wide_stages_offset(int bits) {
 LUTMM_HD static inline size_t lutmm_wide_smem_bytes(int bits, int tile_m, int stages) {
   return lutmm_wide_stages_offset(bits) + (size_t)stages * lutmm_wide_stage_bytes(bits, tile_m);
 }
+/* What the cut tiles of a Stream-K launch of the wide kernel cost besides
+ * their units (the partials' stores, the fixup's launch and loads), in
+ * units: the H100 times of five shapes at M = 128 and 256 put it at 20-42
+ * us, at 0.7-0.9 us a unit (docs/HEURISTICS.md). */
+#define LUTMM_WIDE_CUT_COST_UNITS 30
+/* Tiles of fewer units keep the Stream-K split: the rule below was
+ * measured on tiles of 64 to 128 units only. */
+#define LUTMM_WIDE_WHOLE_TILE_MIN_UNITS 64
+/* Whether the wide kernel runs one block per tile (no partials, no fixup)
+ * rather than its Stream-K split of `units` over `grid` blocks: where the
+ * tiles fit one wave of `sm_count` blocks and a tile's `iters` units (at
+ * least LUTMM_WIDE_WHOLE_TILE_MIN_UNITS) are no more than the split's
+ * longest range plus what its cuts cost. On the H100: 4096 x 14336 at M =
+ * 256 (112 tiles of 64 units against 55 a block) 76 -> 57 us, 8192 x 28672
+ * at M = 128 (112 of 128 against 109) 137 -> 130 us; 8192 x 8192 at M = 256
+ * (64 tiles of 128 against 63) ran 71 -> 99 us that way, so it keeps the
+ * split. */
+LUTMM_HD static inline int lutmm_wide_whole_tiles(int64_t tiles, int64_t iters, int64_t units, int64_t grid,
+                                                  int sm_count) {
+  const int64_t longest = (units + grid - 1) / grid;
+  return tiles <= sm_count && iters >= LUTMM_WIDE_WHOLE_TILE_MIN_UNITS &&
+         iters <= longest + LUTMM_WIDE_CUT_COST_UNITS;
+}
 
 /* ---- The skinny kernel (M <= 64 per launch, codes of 1..8 bits): docs/HEURISTICS.md.
  * Each warp streams one 64-column atom column through its own ring of

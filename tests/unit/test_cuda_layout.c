@@ -282,10 +282,29 @@ static void skinny_grid(void) {
       }
 }
 
+/* One block per tile for the wide kernel (lutmm_wide_whole_tiles) on the
+ * H100's 132 SMs, for the shapes it was measured on: tiles of 256 x 128
+ * above M = 128 and 128 x 256 above 64, a unit a k-atom (K / 64), the
+ * Stream-K grid one block an SM. */
+static void wide_whole_tiles(void) {
+  CHECK(lutmm_wide_whole_tiles(112, 64, 112 * 64, 132, 132));    /* 4096 x 14336, M = 256: 64 <= 55 + 30 */
+  CHECK(lutmm_wide_whole_tiles(112, 128, 112 * 128, 132, 132));  /* 8192 x 28672, M = 128: 128 <= 109 + 30 */
+  CHECK(!lutmm_wide_whole_tiles(64, 128, 64 * 128, 132, 132));   /* 8192 x 8192, M = 256: 128 > 63 + 30 */
+  CHECK(!lutmm_wide_whole_tiles(224, 128, 224 * 128, 132, 132)); /* 8192 x 28672, M = 256: two waves */
+  CHECK(!lutmm_wide_whole_tiles(32, 224, 32 * 224, 132, 132));   /* 14336 x 4096, M = 256 */
+  CHECK(!lutmm_wide_whole_tiles(56, 128, 56 * 128, 132, 132));   /* 8192 x 28672, M = 64: 512-column tiles */
+  CHECK(!lutmm_wide_whole_tiles(32, 64, 32 * 64, 132, 132));     /* 4096 x 4096, M = 256 */
+  CHECK(lutmm_wide_whole_tiles(132, 64, 132 * 64, 132, 132));    /* one wave exactly, no cut anyway */
+  CHECK(!lutmm_wide_whole_tiles(133, 64, 133 * 64, 132, 132));   /* one tile more than the SMs */
+  CHECK(lutmm_wide_whole_tiles(100, 64, 100 * 64, 132, 132));    /* the shortest tiles that may */
+  CHECK(!lutmm_wide_whole_tiles(100, 63, 100 * 63, 132, 132));   /* shorter ones keep the split */
+}
+
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"skinny_layout", skinny_layout}, {"skinny_warp_choice", skinny_warp_choice}, {"scale_entries", scale_entries},
       {"wide_layout", wide_layout},     {"wide_partial_order", wide_partial_order}, {"stream_k_ranges", stream_k_ranges},
-      {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}, {"skinny_grid", skinny_grid}};
+      {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}, {"skinny_grid", skinny_grid},
+      {"wide_whole_tiles", wide_whole_tiles}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
