@@ -1,6 +1,8 @@
 /* Random differential cases, CUDA vs reference, alternating exact and bound
  * mode, until a case count or a time limit; prints the case count and the
- * shape distribution. Usage: cuda_fuzz [--cases N] [--seconds S] [--seed X].
+ * shape distribution. Usage: cuda_fuzz [--cases N] [--seconds S] [--seed X]
+ * [--workspace BYTES]. --workspace lends the context a workspace of that
+ * many bytes (a small one gives every Stream-K launch one block per tile).
  * Exit 0 clean, 1 on any mismatch, 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +10,7 @@
 #include <time.h>
 
 #include "cuda_harness.h"
+#include "lutmm_cuda.h"
 
 typedef struct tally {
   long cases, exact, bound, failures;
@@ -82,15 +85,24 @@ int main(int argc, char **argv) {
   long max_cases = 1000;
   double seconds = 0.0;
   uint64_t seed = 1;
+  size_t workspace_bytes = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--cases") == 0) max_cases = atol(argv[i + 1]);
     else if (strcmp(argv[i], "--seconds") == 0) seconds = atof(argv[i + 1]);
     else if (strcmp(argv[i], "--seed") == 0) seed = strtoull(argv[i + 1], NULL, 10);
+    else if (strcmp(argv[i], "--workspace") == 0) workspace_bytes = strtoull(argv[i + 1], NULL, 10);
   }
   if (seconds > 0.0 && max_cases == 1000) max_cases = -1;
   harness h;
   const int open = harness_open(&h);
   if (open != 0) return open;
+  void *workspace = NULL;
+  if (workspace_bytes > 0 && (lutmm_malloc(h.cuda, workspace_bytes, &workspace) != LUTMM_OK ||
+                              lutmm_cuda_set_workspace(h.cuda, workspace, workspace_bytes) != LUTMM_OK)) {
+    printf("FAIL: could not lend a workspace of %zu bytes\n", workspace_bytes);
+    harness_close(&h);
+    return 1;
+  }
   tally t;
   memset(&t, 0, sizeof t);
   const double start = now();
@@ -107,6 +119,8 @@ int main(int argc, char **argv) {
     }
   }
   report(&t, now() - start);
+  lutmm_cuda_set_workspace(h.cuda, NULL, 0);
+  lutmm_free(h.cuda, workspace);
   harness_close(&h);
   return t.failures == 0 && t.cases > 0 ? 0 : 1;
 }
