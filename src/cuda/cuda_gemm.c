@@ -277,7 +277,8 @@ static int wide_stages(const lutmm_cuda_state *s, int bits, int tile_m) {
 /* One block per multiprocessor over (m-tile, n-tile, k-atom) units, m
  * fastest, split as the tiled kernel's (pick_grid), then the ordered fixup
  * when a tile is cut; or one block per tile where that is one wave and
- * costs less than the cuts (lutmm_wide_whole_tiles). X travels by TMA where it allows a tensor map (rows
+ * costs less than the cuts (lutmm_wide_whole_tiles), or each tile cut
+ * evenly where that keeps nearly every block (lutmm_wide_even_grid). X travels by TMA where it allows a tensor map (rows
  * on 16-byte boundaries), else by the producer's stores. */
 static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                                int tile_m, int stages, lutmm_cuda_gemm_params *p) {
@@ -293,8 +294,9 @@ static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w
   p->x_tma = lutmm_cuda_x_tensor_map(s->encode_tensor_map, a->x, a->m, w->params.k, tile_m, &p->x_map);
   gemm_plan plan = {0, stages, 1, 0, lutmm_wide_smem_bytes(w->params.bits, tile_m, stages)};
   pick_grid(s, p, &plan);
-  if (lutmm_wide_whole_tiles(p->m_tiles * p->n_tiles, p->iters, p->units, p->grid, s->sm_count))
-    plan.grid = p->grid = (int)(p->m_tiles * p->n_tiles);
+  const int64_t tiles = p->m_tiles * p->n_tiles, even = lutmm_wide_even_grid(tiles, p->grid);
+  if (lutmm_wide_whole_tiles(tiles, p->iters, p->units, p->grid, s->sm_count)) plan.grid = p->grid = (int)tiles;
+  else if (even > 0) plan.grid = p->grid = (int)even;
   cudaError_t err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_wide_f16(s->stream, p, plan.smem)
                                                   : lutmm_cuda_launch_wide_bf16(s->stream, p, plan.smem);
   if (err == cudaSuccess && !tiles_whole(p)) err = lutmm_cuda_launch_fixup(s->stream, p);

@@ -300,11 +300,40 @@ static void wide_whole_tiles(void) {
   CHECK(!lutmm_wide_whole_tiles(100, 63, 100 * 63, 132, 132));   /* shorter ones keep the split */
 }
 
+/* The even split (lutmm_wide_even_grid) against the Stream-K grid, for the
+ * tile counts measured on 132 SMs, and its ranges under pick_grid's grids:
+ * each block's range is nonempty and lies in one tile, each tile cut into
+ * the same number of ranges. */
+static void wide_even_grid(void) {
+  CHECK(lutmm_wide_even_grid(64, 132) == 128); /* 8192^2 M = 256: two ways */
+  CHECK(lutmm_wide_even_grid(32, 132) == 128); /* four */
+  CHECK(lutmm_wide_even_grid(16, 132) == 128); /* eight */
+  CHECK(lutmm_wide_even_grid(66, 132) == 132);
+  CHECK(lutmm_wide_even_grid(56, 132) == 0);   /* 112 blocks: 3-12 % slower */
+  CHECK(lutmm_wide_even_grid(28, 132) == 0);   /* 112 */
+  CHECK(lutmm_wide_even_grid(67, 132) == 0);   /* one way: no split */
+  CHECK(lutmm_wide_even_grid(8, 64) == 64);    /* a grid already short of the SMs */
+  CHECK(lutmm_wide_even_grid(4, 132) == 0);    /* at most eight ways: 32 blocks */
+  CHECK(lutmm_wide_even_grid(0, 132) == 0);
+  for (int64_t tiles = 1; tiles <= 66; tiles++)
+    for (int64_t iters = 2; iters <= 300; iters += 37) {
+      /* pick_grid's: at most one block an SM, each at least max(2, iters/8) units */
+      const int64_t min_units = iters / 8 > 2 ? iters / 8 : 2, most = tiles * iters / min_units;
+      const int64_t grid = lutmm_wide_even_grid(tiles, most < 132 ? most : 132);
+      if (grid == 0) continue;
+      for (int64_t b = 0; b < grid; b++) {
+        const int64_t lo = lutmm_cuda_range_start(tiles * iters, (int)grid, b);
+        const int64_t hi = lutmm_cuda_range_start(tiles * iters, (int)grid, b + 1);
+        CHECK(hi > lo && lo / iters == (hi - 1) / iters && lo / iters == b / (grid / tiles));
+      }
+    }
+}
+
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"skinny_layout", skinny_layout}, {"skinny_warp_choice", skinny_warp_choice}, {"scale_entries", scale_entries},
       {"wide_layout", wide_layout},     {"wide_partial_order", wide_partial_order}, {"stream_k_ranges", stream_k_ranges},
       {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}, {"skinny_grid", skinny_grid},
-      {"wide_whole_tiles", wide_whole_tiles}};
+      {"wide_whole_tiles", wide_whole_tiles}, {"wide_even_grid", wide_even_grid}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
