@@ -278,8 +278,9 @@ static int wide_stages(const lutmm_cuda_state *s, int bits, int tile_m) {
  * fastest, split as the tiled kernel's (pick_grid), then the ordered fixup
  * when a tile is cut; or one block per tile where that is one wave and
  * costs less than the cuts (lutmm_wide_whole_tiles), or each tile cut
- * evenly where that keeps nearly every block (lutmm_wide_even_grid). X travels by TMA where it allows a tensor map (rows
- * on 16-byte boundaries), else by the producer's stores. */
+ * evenly where that keeps nearly every block (lutmm_wide_even_grid). X
+ * travels by TMA where it allows a tensor map (rows on 16-byte
+ * boundaries), else by the producer's stores. */
 static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                                int tile_m, int stages, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
