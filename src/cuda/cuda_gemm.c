@@ -162,10 +162,11 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   p->shares_reduction =
       s->cooperative && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);
   /* At most 8 partials a column: never a shared reduction (12 or more).
-   * Not in a graph: a replay would reuse the captured tag. */
-  const int tags = s->cooperative && !stream_capturing(s) &&
-                   lutmm_skinny_tags_partials(p->mb, m, p->iters, p->grid, p->units) &&
-                   (size_t)2 * (size_t)p->grid * LUTMM_SKINNY_TAGGED_ROWS * (size_t)p->tile_n <= s->tagged_words;
+   * Not in a graph: a replay would reuse the captured tag (asked last, as
+   * the only runtime call). */
+  const int tags = s->cooperative && lutmm_skinny_tags_partials(p->mb, m, p->iters, p->grid, p->units) &&
+                   (size_t)2 * (size_t)p->grid * LUTMM_SKINNY_TAGGED_ROWS * (size_t)p->tile_n <= s->tagged_words &&
+                   !stream_capturing(s);
   p->tagged = tags ? s->tagged : NULL;
   p->cooperative = p->shares_reduction || p->tagged != NULL;
 }
