@@ -79,10 +79,14 @@ memcheck() {
     compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/test_cuda_graph"
 }
 
-# racecheck, then synccheck (barrier use: the wide kernel's mbarriers).
+# racecheck (also with a 4 KiB lent workspace: one block per tile, so the
+# wide kernel's blocks reuse their stages), then synccheck (barrier use: the
+# wide kernel's mbarriers).
 racecheck() {
   compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" \
     --cases 24 --seed 10 &&
+    compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" \
+      --cases 16 --seed 10 --workspace 4096 &&
     compute-sanitizer --tool synccheck --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" --cases 24 --seed 12
 }
 

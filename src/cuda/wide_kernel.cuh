@@ -18,7 +18,7 @@
  * dequantization of the next slab overlaps it. Stages change hands through
  * mbarriers (mbarrier.cuh): a stage's `full` barrier completes when the
  * producer's copies into it have landed, its `empty` barrier when all
- * eight MMA warps are done with it.
+ * 256 MMA threads are done with it.
  *
  * Work is a Stream-K range of units (tile, k-atom) per block with the
  * tiled kernel's conventions: a tile the block covers whole goes to Y, a
@@ -378,8 +378,13 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
     mbarrier_wait(full + 8 * stage, round & 1);
     compute_unit<T, BITS, ONE_ROW, TM, NATIVE>(p, at, stages + (size_t)stage * stage_bytes, lane_table, wg, j, lane, acc);
     if (previous >= 0) {
+      /* Every lane arrives, not lane 0 for its warp: the same order, but
+       * racecheck orders a thread's reads by that thread's own arrival only,
+       * and reported the other lanes' reads as racing with the refill
+       * wherever a block reuses its stages. The same time on the H100. The
+       * __syncwarp stays: without it ptxas serialized the warpgroup MMAs. */
       __syncwarp();
-      if (lane == 0) mbarrier_arrive(empty + 8 * previous);
+      mbarrier_arrive(empty + 8 * previous);
     }
     if (at.it == p.iters - 1 || u == hi - 1) {
       wgmma_wait<0>();
@@ -411,14 +416,14 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
   const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
   /* stage s's barriers: full at full + 8s (the producer's 32 lanes arrive
    * when their copies land, and with TMA lane 0 once more, announcing X's
-   * bytes), empty at empty + 8s (the 8 MMA warps arrive) */
+   * bytes), empty at empty + 8s (the 256 MMA threads arrive) */
   const uint32_t full = smem_address(smem), empty = full + 8 * LUTMM_WIDE_MAX_STAGES;
   uint8_t *table = smem + LUTMM_WIDE_BARRIER_BYTES;
   uint8_t *stages = smem + lutmm_wide_stages_offset(BITS);
   if (threadIdx.x == 0)
     for (int s = 0; s < p.stages; s++) {
       mbarrier_init(full + 8 * s, p.x_tma ? 33 : 32);
-      mbarrier_init(empty + 8 * s, CONSUMER_WARPS);
+      mbarrier_init(empty + 8 * s, 32 * CONSUMER_WARPS);
     }
   build_pair_table<T, BITS>(p, table);
   __syncthreads();
