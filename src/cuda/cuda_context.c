@@ -70,6 +70,24 @@ static cudaError_t probe_wide(lutmm_cuda_state *s) {
   return err;
 }
 
+/* How many clusters of 2 .. LUTMM_WIDE_MAX_CLUSTER wide blocks the device
+ * holds at once, for the wide kernel's tiles added by a cluster of their
+ * blocks (lutmm_wide_cluster_ways); LUTMM_CUDA_CLUSTERS=0 leaves them all
+ * 0, so that the fixup adds every cut tile. A failed query only leaves
+ * that size unused. */
+static void read_wide_clusters(lutmm_cuda_state *s) {
+  const char *env = getenv("LUTMM_CUDA_CLUSTERS");
+  if (!s->wide || (env != NULL && strcmp(env, "0") == 0)) return;
+  for (int ways = 2; ways <= LUTMM_WIDE_MAX_CLUSTER; ways++) {
+    int count = 0;
+    if (lutmm_cuda_wide_max_clusters(ways, s->smem_per_block, &count) != cudaSuccess) {
+      (void)cudaGetLastError(); /* not sticky: clear it */
+      count = 0;
+    }
+    s->wide_clusters[ways] = count;
+  }
+}
+
 static lutmm_status allocate_buffers(lutmm_cuda_state *s) {
   s->own_workspace_bytes = default_workspace_bytes(s->sm_count);
   cudaError_t err = cudaMalloc((void **)&s->own_workspace, s->own_workspace_bytes);
@@ -86,6 +104,7 @@ static lutmm_status allocate_buffers(lutmm_cuda_state *s) {
   s->workspace = s->own_workspace;
   s->workspace_bytes = s->own_workspace_bytes;
   if (err == cudaSuccess) err = probe_wide(s);
+  if (err == cudaSuccess) read_wide_clusters(s);
   return lutmm_cuda_status(err);
 }
 

@@ -279,7 +279,9 @@ static int wide_stages(const lutmm_cuda_state *s, int bits, int tile_m) {
  * fastest, split as the tiled kernel's (pick_grid), then the ordered fixup
  * when a tile is cut; or one block per tile where that is one wave and
  * costs less than the cuts (lutmm_wide_whole_tiles), or each tile cut
- * evenly where that keeps nearly every block (lutmm_wide_even_grid). X
+ * evenly where that keeps nearly every block (lutmm_wide_even_grid), its
+ * parts added by a cluster of their blocks where one fits
+ * (lutmm_wide_cluster_ways) rather than by the fixup. X
  * travels by TMA where it allows a tensor map (rows on 16-byte
  * boundaries), else by the producer's stores. */
 static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
@@ -298,10 +300,18 @@ static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w
   pick_grid(s, p, &plan);
   const int64_t tiles = p->m_tiles * p->n_tiles, even = lutmm_wide_even_grid(tiles, p->grid);
   if (lutmm_wide_whole_tiles(tiles, p->iters, p->units, p->grid, s->sm_count)) plan.grid = p->grid = (int)tiles;
-  else if (even > 0) plan.grid = p->grid = (int)even;
+  else if (even > 0) {
+    plan.grid = p->grid = (int)even;
+    const int64_t ways = even / tiles;
+    const size_t stage_bytes_all = (size_t)stages * lutmm_wide_stage_bytes(w->params.bits, tile_m);
+    if (ways <= LUTMM_WIDE_MAX_CLUSTER &&
+        lutmm_wide_cluster_ways(tiles, ways, p->iters, s->wide_clusters[ways], p->atom_one_group != 0, tile_m,
+                                stage_bytes_all))
+      p->cluster_ways = (int)ways;
+  }
   cudaError_t err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_wide_f16(s->stream, p, plan.smem)
                                                   : lutmm_cuda_launch_wide_bf16(s->stream, p, plan.smem);
-  if (err == cudaSuccess && !tiles_whole(p)) err = lutmm_cuda_launch_fixup(s->stream, p);
+  if (err == cudaSuccess && !tiles_whole(p) && !p->cluster_ways) err = lutmm_cuda_launch_fixup(s->stream, p);
   return err;
 }
 

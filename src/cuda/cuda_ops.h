@@ -76,6 +76,9 @@ cudaError_t lutmm_cuda_launch_wide_bf16(cudaStream_t stream, const lutmm_cuda_ge
 cudaError_t lutmm_cuda_wide_allow_smem_f16(size_t limit);
 cudaError_t lutmm_cuda_wide_allow_smem_bf16(size_t limit);
 cudaError_t lutmm_cuda_wide_probe(cudaStream_t stream, int *flag);
+/* Clusters of `ways` wide-kernel blocks of `smem` bytes the device holds at
+ * once (cudaOccupancyMaxActiveClusters). */
+cudaError_t lutmm_cuda_wide_max_clusters(int ways, size_t smem, int *count);
 /* The driver's tensor-map encoder, or NULL (cuda_tensor_map.c); and X's
  * tensor map for wide tiles of tile_m rows: 1 when encoded, 0 when X or
  * the driver does not allow one. */

@@ -52,6 +52,8 @@ typedef struct lutmm_cuda_gemm_params {
   int grid, stages, mf;
   int tile_m, tile_n; /* a partial tile in the workspace: tile_m × tile_n fp32 */
   int acc_order;      /* wide kernel: partial tiles in accumulator order (lutmm_wide_partial_site), else row-major */
+  int cluster_ways;   /* wide kernel: blocks of a cluster that add one tile's even parts in shared memory
+                       * (lutmm_wide_cluster_ways), 0 where the fixup adds them */
   int mb;             /* skinny kernel: X rows held, in m8 blocks (1, 2, 4, 8); 0 = tiled kernel */
   int warps;          /* skinny kernel: warps per block (lutmm_skinny_warps_for) */
   int *tickets;       /* skinny kernel: per cut tile column, partials written so far (zero at the start and end) */
@@ -221,6 +223,33 @@ LUTMM_HD static inline int64_t lutmm_wide_even_grid(int64_t tiles, int64_t grid)
   if (tiles < 1 || 2 * tiles > grid) return 0;
   const int64_t ways = grid / tiles > 8 ? 8 : grid / tiles;
   return ways * tiles >= grid - grid / 16 ? ways * tiles : 0;
+}
+/* Most blocks of a cluster that adds a tile's parts: two. On the H100
+ * (docs/PERF.md, change 49) halved tiles ran 9-15 % faster so on 8192 x
+ * 8192 at M = 256 and 5-6 % on 28672 x 8192 (NF4 there: -0.1 to -0.7 %),
+ * four-way splits -1 to +2 % (4096 x 4096 and 14336 x 4096 at M = 256,
+ * 8192 x 8192 at M = 128), eight-way ones 3-7 % slower (8192 x 1024 at
+ * M = 128 and 256): each block loads its share from every block, so the
+ * loads a result grow with the ways. */
+#define LUTMM_WIDE_MAX_CLUSTER 2
+/* The row-major fp32 tile a block of a cluster writes into its stages:
+ * rows of tile_n + 4 floats (wide_kernel.cuh, put_part_in_stages). */
+LUTMM_HD static inline size_t lutmm_wide_cluster_tile_bytes(int tile_m) {
+  return (size_t)tile_m * (size_t)(lutmm_wide_tile_n(tile_m) + 4) * sizeof(float);
+}
+/* Whether the `ways` parts of each of `tiles` evenly split tiles (block
+ * t·ways + i holds part i of tile t: lutmm_wide_even_grid) are added by a
+ * cluster of those blocks in their shared memory rather than by the
+ * fixup: for one-row scales and tiles of 128 or 256 rows (the kernels
+ * built for it), where every part holds a unit (iters >= ways), the
+ * stages hold the tile (lutmm_wide_cluster_tile_bytes) and all tiles'
+ * clusters run at once (`fit`: clusters of `ways` blocks the device holds
+ * together). Then no partial goes through global memory and no second
+ * kernel waits for the first one's end (docs/HEURISTICS.md). */
+LUTMM_HD static inline int lutmm_wide_cluster_ways(int64_t tiles, int64_t ways, int64_t iters, int64_t fit, int one_row,
+                                                   int tile_m, size_t stage_bytes_all) {
+  return one_row && tile_m >= 128 && ways >= 2 && ways <= LUTMM_WIDE_MAX_CLUSTER && iters >= ways && tiles <= fit &&
+         stage_bytes_all >= lutmm_wide_cluster_tile_bytes(tile_m);
 }
 
 /* ---- The skinny kernel (M <= 64 per launch, codes of 1..8 bits): docs/HEURISTICS.md.

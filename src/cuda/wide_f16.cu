@@ -11,6 +11,10 @@ extern "C" cudaError_t lutmm_cuda_wide_allow_smem_f16(size_t limit) {
   return lutmm_kernels::wide::allow_smem<__half>(limit);
 }
 
+extern "C" cudaError_t lutmm_cuda_wide_max_clusters(int ways, size_t smem, int *count) {
+  return lutmm_kernels::wide::max_clusters<__half>(ways, smem, count);
+}
+
 /* 1 where the device runs this file's sm_90a code, else 0 (the other
  * targets' wide kernels would trap). */
 __global__ void lutmm_wide_probe_kernel(int *out) { *out = LUTMM_HAVE_WGMMA; }

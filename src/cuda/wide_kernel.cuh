@@ -23,10 +23,14 @@
  * Work is a Stream-K range of units (tile, k-atom) per block with the
  * tiled kernel's conventions: a tile the block covers whole goes to Y, a
  * partial one to workspace slot 2b (its first segment) or 2b + 1 (its
- * last), summed in block order by the fixup kernel. */
+ * last), summed in block order by the fixup kernel. Where each tile is
+ * halved and the two blocks run as a cluster (the CLUSTER kernels), they
+ * add it in their shared memory instead (put_part_in_stages). */
 #ifndef LUTMM_CUDA_WIDE_KERNEL_CUH
 #define LUTMM_CUDA_WIDE_KERNEL_CUH
 
+#include "cluster.cuh"
+#include "fault.h"
 #include "gemm_device.cuh"
 #include "gemm_params.h"
 #include "mbarrier.cuh"
@@ -335,6 +339,90 @@ __device__ inline void store_segment(const lutmm_cuda_gemm_params &p, const unit
     }
 }
 
+/* The parts of one tile, one a block of the cluster (CLUSTER kernels,
+ * p.cluster_ways blocks: the even split, so each block's range is one
+ * segment of the tile), added in shared memory. Once all its threads are
+ * past their last unit, a block writes its MMA threads' accumulators into
+ * its stages as a row-major fp32 tile (put_part_in_stages; rows of N + 4
+ * floats, so that a warp's 32 stores of one accumulator fall in 32
+ * distinct banks). After the cluster barrier, block r adds share r of
+ * the tile's rows, four columns a thread, from every block's stages in rank
+ * order from zero - the fixup's block order and start, so the same bits -
+ * and writes them to Y, a warp 128 consecutive outputs of a row
+ * (add_cluster_share). The last barrier keeps each block's stages until
+ * all have read them. The producer warpgroup meets the same barriers
+ * (wait_for_cluster). Two steps, so that the accumulators are read where
+ * store_segment reads them and are dead where the loads need registers
+ * (read after the MMA loop, they cost it its pipelining). t: MMA thread
+ * 0..255. */
+template <int TM>
+__device__ __forceinline__ void put_part_in_stages(uint8_t *stages, int t,
+                                                   const float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
+  using S = tile<TM>;
+  block_sync_named<THREADS>();
+  float *rows = (float *)stages;
+#pragma unroll
+  for (int cc = 0; cc < S::COLS; cc++)
+#pragma unroll
+    for (int i = 0; i < S::ACC; i++) {
+      int row, col;
+      lutmm_wide_acc_site(TM, t, cc, i, &row, &col);
+      rows[row * (S::N + 4) + col] = acc[cc][i];
+    }
+}
+
+constexpr int CLUSTER_BATCH = 2; /* 4-column runs a thread loads from every block before it adds */
+
+template <int TM>
+__device__ __noinline__ void add_cluster_share(const lutmm_cuda_gemm_params &p, const unit_site &s, uint8_t *stages,
+                                               int t) {
+  using S = tile<TM>;
+  cluster_sync();
+  constexpr int RUNS = TM * S::N / 4, ROW_RUNS = S::N / 4, MAX = LUTMM_WIDE_MAX_CLUSTER;
+  const int ways = p.cluster_ways, rank = (int)cluster_rank();
+  const int first = rank * RUNS / ways, end = (rank + 1) * RUNS / ways;
+  uint32_t part[MAX];
+#pragma unroll
+  for (int r = 0; r < MAX; r++) part[r] = r < ways ? cluster_map(smem_address(stages), (uint32_t)r) : 0;
+  for (int q0 = first + t; q0 < end; q0 += 256 * CLUSTER_BATCH) {
+    float4 got[CLUSTER_BATCH][MAX];
+#pragma unroll
+    for (int b = 0; b < CLUSTER_BATCH; b++) {
+      const int q = q0 + 256 * b, offset = 4 * ((q / ROW_RUNS) * (S::N + 4) + 4 * (q % ROW_RUNS));
+#pragma unroll
+      for (int r = 0; r < MAX; r++)
+        if (r < ways && q < end) got[b][r] = cluster_load_float4(part[r] + (uint32_t)offset);
+    }
+#pragma unroll
+    for (int b = 0; b < CLUSTER_BATCH; b++) {
+      const int q = q0 + 256 * b;
+      if (q >= end) break;
+      float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+      for (int r = 0; r < MAX; r++) {
+        if (r >= ways || lutmm_fault_drop_partial(r)) continue;
+        sum[0] += got[b][r].x;
+        sum[1] += got[b][r].y;
+        sum[2] += got[b][r].z;
+        sum[3] += got[b][r].w;
+      }
+      const int64_t grow = s.mt * TM + q / ROW_RUNS, gcol = s.nt * S::N + 4 * (q % ROW_RUNS);
+      if (grow >= p.m) continue;
+#pragma unroll
+      for (int e = 0; e < 4; e++)
+        if (gcol + e < p.n) store_output(p.y, p.y_dtype, grow * p.n + gcol + e, sum[e]);
+    }
+  }
+  cluster_sync_relaxed();
+}
+
+/* The producer warpgroup's part in the cluster's addition: its barriers. */
+__device__ __forceinline__ void wait_for_cluster() {
+  block_sync_named<THREADS>();
+  cluster_sync();
+  cluster_sync_relaxed();
+}
+
 /* The producer warp: fills stage (u − lo) mod stages with unit u once the
  * MMAs of the unit that last used it are done (its `empty` barrier). */
 template <int BITS, bool ONE_ROW, int TM>
@@ -361,10 +449,9 @@ __device__ __forceinline__ void produce(const lutmm_cuda_gemm_params &p, int64_t
  * range as its stage lands, and gives a stage back once the MMAs that read
  * it are done: those of unit u − 1 are when unit u's compute returns (it
  * waits for all but its own latest group). */
-template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
-__device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t lo, int64_t hi,
-                                        const uint8_t *stages, const uint8_t *table, uint32_t full, uint32_t empty,
-                                        int warp, int lane) {
+template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE, bool CLUSTER>
+__device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t lo, int64_t hi, uint8_t *stages,
+                                        const uint8_t *table, uint32_t full, uint32_t empty, int warp, int lane) {
   const int wg = warp / 4, j = warp % 4;
   const size_t stage_bytes = lutmm_wide_stage_bytes(BITS, TM);
   const uint8_t *lane_table = table + 4 * (lane % LUTMM_CUDA_PAIR_COPIES);
@@ -388,7 +475,9 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
     }
     if (at.it == p.iters - 1 || u == hi - 1) {
       wgmma_wait<0>();
-      store_segment<TM>(p, at, segment_slot(p, at, segment_start, lo), wg, j, lane, acc);
+      /* a cluster's block holds one segment, this one (its range's end) */
+      if (CLUSTER) put_part_in_stages<TM>(stages, 128 * wg + 32 * j + lane, acc);
+      else store_segment<TM>(p, at, segment_slot(p, at, segment_start, lo), wg, j, lane, acc);
       zero_floats(acc);
       segment_start = u + 1;
     }
@@ -397,6 +486,7 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
     advance(p, at);
   }
   wgmma_wait<0>();
+  if (CLUSTER) add_cluster_share<TM>(p, site_of(p, lo), stages, 128 * wg + 32 * j + lane);
 }
 
 /* NATIVE (scale_pair): per-slab kernels have an instantiation for scales
@@ -407,7 +497,7 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
  * between two consumers in one kernel instead spilled and ran up to 1.6x
  * slower. One-row kernels convert once per unit and keep a single
  * instantiation. */
-template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
+template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE, bool CLUSTER>
 __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
 #if !LUTMM_HAVE_WGMMA
   __trap(); /* never launched: the probe found no sm_90a code (wgmma.cuh) */
@@ -434,20 +524,21 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
   if (warp >= CONSUMER_WARPS) {
     registers_release<PRODUCER_REGISTERS>();
     if (warp == CONSUMER_WARPS) produce<BITS, ONE_ROW, TM>(p, lo, hi, stages, full, empty, lane);
+    if (CLUSTER) wait_for_cluster();
   } else {
     registers_claim<CONSUMER_REGISTERS>();
-    consume<T, BITS, ONE_ROW, TM, NATIVE>(p, lo, hi, stages, table, full, empty, warp, lane);
+    consume<T, BITS, ONE_ROW, TM, NATIVE, CLUSTER>(p, lo, hi, stages, table, full, empty, warp, lane);
   }
 #endif
 }
 
-template <typename T, bool ONE_ROW, int TM, bool NATIVE>
+template <typename T, bool ONE_ROW, int TM, bool NATIVE, bool CLUSTER = false>
 const void *kernel_for(int bits) {
   switch (bits) {
-    case 1: return (const void *)wide_kernel<T, 1, ONE_ROW, TM, NATIVE>;
-    case 2: return (const void *)wide_kernel<T, 2, ONE_ROW, TM, NATIVE>;
-    case 3: return (const void *)wide_kernel<T, 3, ONE_ROW, TM, NATIVE>;
-    default: return (const void *)wide_kernel<T, 4, ONE_ROW, TM, NATIVE>;
+    case 1: return (const void *)wide_kernel<T, 1, ONE_ROW, TM, NATIVE, CLUSTER>;
+    case 2: return (const void *)wide_kernel<T, 2, ONE_ROW, TM, NATIVE, CLUSTER>;
+    case 3: return (const void *)wide_kernel<T, 3, ONE_ROW, TM, NATIVE, CLUSTER>;
+    default: return (const void *)wide_kernel<T, 4, ONE_ROW, TM, NATIVE, CLUSTER>;
   }
 }
 
@@ -458,20 +549,53 @@ const void *kernel_for(int bits, bool one_row, bool native) {
 }
 
 /* The instantiation for a code width, scale layout, scale dtype (`native`:
- * the compute dtype) and tile (64, 128 or 256 rows). */
+ * the compute dtype) and tile (64, 128 or 256 rows); with `cluster`, the
+ * one-row kernel of 128 or 256 rows whose clusters add evenly cut tiles
+ * (the planner asks for no other: lutmm_wide_cluster_ways). */
 template <typename T>
-const void *kernel_for(int bits, bool one_row, bool native, int tile_m) {
+const void *kernel_for(int bits, bool one_row, bool native, int tile_m, bool cluster = false) {
+  if (cluster)
+    return tile_m == 256 ? kernel_for<T, true, 256, false, true>(bits) : kernel_for<T, true, 128, false, true>(bits);
   if (tile_m == 256) return kernel_for<T, 256>(bits, one_row, native);
   if (tile_m == 64) return kernel_for<T, 64>(bits, one_row, native);
   return kernel_for<T, 128>(bits, one_row, native);
 }
 
+/* A launch's configuration; clusters of p->cluster_ways blocks where set. */
+struct launch_config {
+  cudaLaunchConfig_t config;
+  cudaLaunchAttribute cluster;
+
+  launch_config(unsigned grid, size_t smem, cudaStream_t stream, int ways) : config(), cluster() {
+    config.gridDim = dim3(grid);
+    config.blockDim = dim3(THREADS);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = (unsigned)ways;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = ways > 1 ? 1 : 0;
+  }
+};
+
 template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem) {
   void *args[] = {(void *)p};
   const bool native = p->scale_dtype == (int)compute<T>::kDtype;
-  const void *kernel = kernel_for<T>(p->bits, p->atom_one_group != 0, native, p->tile_m);
-  return cudaLaunchKernel(kernel, dim3((unsigned)p->grid), dim3(THREADS), args, smem, stream);
+  const void *kernel = kernel_for<T>(p->bits, p->atom_one_group != 0, native, p->tile_m, p->cluster_ways > 1);
+  const launch_config c((unsigned)p->grid, smem, stream, p->cluster_ways);
+  return cudaLaunchKernelExC(&c.config, kernel, args);
+}
+
+/* Clusters of `ways` blocks of `smem` bytes each that the device holds at
+ * once (every wide kernel keeps one block a multiprocessor, so one
+ * instantiation answers for all). */
+template <typename T>
+cudaError_t max_clusters(int ways, size_t smem, int *count) {
+  const launch_config c((unsigned)ways, smem, 0, ways);
+  return cudaOccupancyMaxActiveClusters(count, kernel_for<T>(4, true, false, 256, true), &c.config);
 }
 
 template <typename T>
@@ -483,6 +607,12 @@ cudaError_t allow_smem(size_t limit) {
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit);
         if (err != cudaSuccess) return err;
       }
+  for (int bits = 1; bits <= 4; bits++)
+    for (int tile_m = 128; tile_m <= 256; tile_m *= 2) {
+      const void *kernel = kernel_for<T>(bits, true, false, tile_m, true);
+      cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit);
+      if (err != cudaSuccess) return err;
+    }
   return cudaSuccess;
 }
 

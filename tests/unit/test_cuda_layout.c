@@ -329,11 +329,36 @@ static void wide_even_grid(void) {
     }
 }
 
+/* The cluster reduction's rule (lutmm_wide_cluster_ways), and that on a
+ * 227 KiB block (H100, H200) the stages of every configuration it may take
+ * hold the tile it writes there. */
+static void wide_cluster_ways(void) {
+  const size_t room = lutmm_wide_cluster_tile_bytes(256);
+  CHECK(lutmm_wide_cluster_ways(64, 2, 128, 66, 1, 256, room));   /* 8192^2 M = 256 */
+  CHECK(lutmm_wide_cluster_ways(66, 2, 64, 66, 1, 128, room));    /* every cluster at once */
+  CHECK(!lutmm_wide_cluster_ways(64, 2, 128, 60, 1, 256, room));  /* two waves of clusters */
+  CHECK(!lutmm_wide_cluster_ways(32, 4, 128, 33, 1, 256, room));  /* four ways: measured no faster */
+  CHECK(!lutmm_wide_cluster_ways(64, 1, 128, 132, 1, 256, room)); /* no split */
+  CHECK(!lutmm_wide_cluster_ways(64, 2, 1, 66, 1, 256, room));    /* an empty part */
+  CHECK(!lutmm_wide_cluster_ways(64, 2, 128, 66, 0, 256, room));  /* per-slab scales: no such kernel */
+  CHECK(!lutmm_wide_cluster_ways(64, 2, 128, 66, 1, 64, room));   /* 64-row tiles: none either */
+  CHECK(!lutmm_wide_cluster_ways(64, 2, 128, 66, 1, 256, room - 1));
+  const size_t limit = 232448; /* 227 KiB */
+  for (int bits = 1; bits <= 4; bits++)
+    for (int tile_m = 128; tile_m <= 256; tile_m *= 2) {
+      const size_t stage = lutmm_wide_stage_bytes(bits, tile_m);
+      size_t stages = (limit - lutmm_wide_smem_bytes(bits, tile_m, 0)) / stage;
+      if (stages > LUTMM_WIDE_MAX_STAGES) stages = LUTMM_WIDE_MAX_STAGES;
+      CHECK(stages >= 4 && stages * stage >= lutmm_wide_cluster_tile_bytes(tile_m));
+    }
+}
+
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"skinny_layout", skinny_layout}, {"skinny_warp_choice", skinny_warp_choice}, {"scale_entries", scale_entries},
       {"wide_layout", wide_layout},     {"wide_partial_order", wide_partial_order}, {"stream_k_ranges", stream_k_ranges},
       {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}, {"skinny_grid", skinny_grid},
-      {"wide_whole_tiles", wide_whole_tiles}, {"wide_even_grid", wide_even_grid}};
+      {"wide_whole_tiles", wide_whole_tiles}, {"wide_even_grid", wide_even_grid},
+      {"wide_cluster_ways", wide_cluster_ways}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
