@@ -308,6 +308,20 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
   }
 }
 
+/* f(row, col, value) for each accumulator of MMA thread t, at its place
+ * in the tile (lutmm_wide_acc_site). */
+template <int TM, typename F>
+__device__ __forceinline__ void for_each_acc(int t, const float (&acc)[tile<TM>::COLS][tile<TM>::ACC], F &&f) {
+#pragma unroll
+  for (int cc = 0; cc < tile<TM>::COLS; cc++)
+#pragma unroll
+    for (int i = 0; i < tile<TM>::ACC; i++) {
+      int row, col;
+      lutmm_wide_acc_site(TM, t, cc, i, &row, &col);
+      f(row, col, acc[cc][i]);
+    }
+}
+
 /* Writes a finished segment: the whole tile to Y, or a partial one to the
  * block's workspace slot in accumulator order (lutmm_wide_partial_site):
  * four accumulators per 16-byte store, each warp's stores 512 contiguous
@@ -328,15 +342,10 @@ __device__ inline void store_segment(const lutmm_cuda_gemm_params &p, const unit
             make_float4(acc[cc][4 * v], acc[cc][4 * v + 1], acc[cc][4 * v + 2], acc[cc][4 * v + 3]);
     return;
   }
-#pragma unroll
-  for (int cc = 0; cc < S::COLS; cc++)
-#pragma unroll
-    for (int i = 0; i < S::ACC; i++) {
-      int row, col;
-      lutmm_wide_acc_site(TM, t, cc, i, &row, &col);
-      const int64_t grow = s.mt * TM + row, gcol = s.nt * S::N + col;
-      if (grow < p.m && gcol < p.n) store_output(p.y, p.y_dtype, grow * p.n + gcol, acc[cc][i]);
-    }
+  for_each_acc<TM>(t, acc, [&](int row, int col, float v) {
+    const int64_t grow = s.mt * TM + row, gcol = s.nt * S::N + col;
+    if (grow < p.m && gcol < p.n) store_output(p.y, p.y_dtype, grow * p.n + gcol, v);
+  });
 }
 
 /* The parts of one tile, one a block of the cluster (CLUSTER kernels,
@@ -361,14 +370,7 @@ __device__ __forceinline__ void put_part_in_stages(uint8_t *stages, int t,
   using S = tile<TM>;
   block_sync_named<THREADS>();
   float *rows = (float *)stages;
-#pragma unroll
-  for (int cc = 0; cc < S::COLS; cc++)
-#pragma unroll
-    for (int i = 0; i < S::ACC; i++) {
-      int row, col;
-      lutmm_wide_acc_site(TM, t, cc, i, &row, &col);
-      rows[row * (S::N + 4) + col] = acc[cc][i];
-    }
+  for_each_acc<TM>(t, acc, [&](int row, int col, float v) { rows[row * (S::N + 4) + col] = v; });
 }
 
 constexpr int CLUSTER_BATCH = 2; /* 4-column runs a thread loads from every block before it adds */
