@@ -229,8 +229,8 @@ LUTMM_HD static inline int64_t lutmm_wide_even_grid(int64_t tiles, int64_t grid)
  * 8192 at M = 256 and 5-6 % on 28672 x 8192 (NF4 there: -0.1 to -0.7 %),
  * four-way splits -1 to +2 % (4096 x 4096 and 14336 x 4096 at M = 256,
  * 8192 x 8192 at M = 128), eight-way ones 3-7 % slower (8192 x 1024 at
- * M = 128 and 256): each block loads its share from every block, so the
- * loads a result grow with the ways. */
+ * M = 128 and 256): each block loads its share of the tile from every
+ * block, so the loads per output grow with the ways. */
 #define LUTMM_WIDE_MAX_CLUSTER 2
 /* The row-major fp32 tile a block of a cluster writes into its stages:
  * rows of tile_n + 4 floats (wide_kernel.cuh, put_part_in_stages). */
