@@ -56,8 +56,9 @@ build() {
   # about; the CUDA sources keep -Werror=all-warnings from src/cuda/meson.build.
   if [ -f "$BUILD/build.ninja" ]; then meson configure "$BUILD" -Dwerror=false || return 1
   else meson setup "$BUILD" -Dcuda=enabled -Dopenblas=disabled -Dwerror=false || return 1; fi
-  # Meson does not track the headers of CUDA sources here: rebuild them.
-  rm -f "$BUILD"/liblutmm.a.p/*.cu.o
+  # Meson does not track the headers of CUDA sources here: rebuild them
+  # (the wide kernels are a library of their own, built for sm_90a too).
+  rm -f "$BUILD"/liblutmm.a.p/*.cu.o "$BUILD"/src/cuda/liblutmm_wide.a.p/*.cu.o
   ninja -C "$BUILD" liblutmm.a tests/cuda/test_cuda_format tests/cuda/test_cuda_gemm tests/cuda/test_cuda_graph \
     tests/cuda/cuda_fuzz tests/cuda/test_mma_numerics || return 1
   ninja -C "$BUILD" tools/lutmm || echo "tools/lutmm did not build: no benchmark"

@@ -5,8 +5,8 @@
  * (exact mode: equal bits). The cases reach every path whose launches share
  * state on the device: the skinny kernel's shared reduction and its
  * last-contributor reduction (cooperative launches off), both counted by
- * tickets, two skinny launches in one call, and the Stream-K fixup after
- * the wide and tiled kernels. A launch that left a ticket behind would give
+ * tickets, two skinny launches in one call, the Stream-K fixup after the
+ * wide and tiled kernels, and the wide kernel's cluster launches. A launch that left a ticket behind would give
  * the next replay wrong sums. Shapes whose eager calls tag their partials
  * (a tag counted on the host, which a replay would not advance) must take
  * tickets when captured. Exit 77 without a device. */
@@ -93,12 +93,14 @@ static void graph_case(harness *h, cudaStream_t stream, const gemm_case *c) {
  * where launches are cooperative); 4096 x 2048 at M = 100 and 256 cuts
  * tiles of the wide kernel (codes of up to 4 bits on Hopper; elsewhere the
  * tiled one); 6-bit codes at M = 100 (groups of 128) take two skinny
- * launches, at M = 300 (groups of 32) the tiled kernel. Odd cases take
- * groups of 32. */
+ * launches, at M = 300 (groups of 32) the tiled kernel; 1024 x 8192 at
+ * M = 256 (groups of 128) halves the wide kernel's 64 tiles, which on a
+ * Hopper part of 132 SMs two-block clusters add (the planner's rules,
+ * lutmm_wide_cluster_ways). Odd cases take groups of 32. */
 static void all_cases(harness *h, cudaStream_t stream, const char *label) {
   static const int64_t shapes[][4] = {{1, 1, 1024, 8192},   {4, 4, 2048, 28672},  {2, 8, 4096, 1000},
                                       {3, 16, 4096, 1000},  {4, 100, 4096, 2048}, {4, 256, 4096, 2048},
-                                      {6, 100, 4096, 2048}, {6, 300, 4096, 2048}};
+                                      {6, 100, 4096, 2048}, {6, 300, 4096, 2048}, {4, 256, 1024, 8192}};
   uint64_t rng = 77;
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     gemm_case c = {(int)shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], i % 2 ? 32 : 128,
