@@ -7,7 +7,8 @@
  * events, median of N runs after warm-up. Reported per point: µs, speedup
  * over cuBLAS, effective TB/s of the bytes that must move (weights + scales
  * + X + Y) and that as % of the copy bandwidth. --shape and --m pick one
- * shape and one M (any M up to 1024, not only the protocol's list). Group
+ * shape and one M, neither only from the protocol's lists (K a multiple of
+ * 128, K and N up to 28672, K·N up to 28672 · 8192; M up to 1024). Group
  * scales are stored in the activation dtype, as docs/NUMERICS.md advises;
  * --fp16-scales stores fp16 scales for bf16 activations too (each scale is
  * then rounded to bf16 in the kernel). */
@@ -331,7 +332,10 @@ static int parse(int argc, char **argv, bench_options *o) {
     } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) i++;
     else return 0;
   }
-  return o->reps >= 1 && o->reps <= MAX_REPS && o->only_m >= 0 && o->only_m <= MAX_M;
+  /* Any shape whose codes fit the largest default one's, K in whole groups of 128. */
+  const int shape_ok = o->only_k == 0 || (o->only_k > 0 && o->only_k % 128 == 0 && o->only_k <= 28672 &&
+                                          o->only_n > 0 && o->only_n <= 28672 && o->only_k * o->only_n <= 28672 * 8192);
+  return o->reps >= 1 && o->reps <= MAX_REPS && o->only_m >= 0 && o->only_m <= MAX_M && shape_ok;
 }
 
 static int setup(bench_env *env) {
@@ -378,9 +382,10 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
     for (size_t i = 0; i < max_count; i++) codes[i] &= mask;
     rc = lutmm_copy_to_context(env.ctx, d_codes, codes, max_count) != LUTMM_OK;
   }
-  for (int si = 0; rc == 0 && si < n_shapes; si++) {
+  const shape asked = {o.only_k, o.only_n};
+  if (rc == 0 && o.only_k != 0) rc = bench_shape(&env, &o, &asked, d_codes);
+  for (int si = 0; rc == 0 && o.only_k == 0 && si < n_shapes; si++) {
     if (o.quick && !(si == 0 || si == 4 || si == 5)) continue;
-    if (o.only_k != 0 && (kShapes[si].k != o.only_k || kShapes[si].n != o.only_n)) continue;
     rc = bench_shape(&env, &o, &kShapes[si], d_codes);
   }
   if (rc != 0) fprintf(stderr, "lutmm bench: a step failed\n");
