@@ -327,30 +327,23 @@ __device__ __forceinline__ void read_slab_pair(uint32_t slot_lane, int kb, uint3
   }
 }
 
-/* PRMT with the selector's sign-replicate bits (bit 3 of a nibble: the
- * selected byte's top bit fills the byte), which __byte_perm leaves out. */
-__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t selector) {
-  uint32_t r;
-  asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(r) : "r"(a), "r"(b), "r"(selector));
-  return r;
-}
-
 /* Codes of 5 bits: the pairs of n16 block j of a slab, from the 1024-entry
  * pair table. `low` is the block's 4-bit slice word (byte b: the low nibbles
  * of pair b, which pick the entry), `high` its 1-bit slice word shifted so
  * that bits 0 and 1 of byte b are pair b's fifth bits (they pick the entry's
- * 64-byte quarter). One PRMT per pair assembles the address from three
+ * 64-byte quarter). One PRMT per pair assembles the address from four
  * bytes: quarter and lane copy (byte 0), entry (byte 1) and the table's
- * 64 KiB page (byte 2); byte 3 replicates the page byte's sign bit, 0. */
+ * upper half (bytes 2 and 3: the 64 KiB page, and in a cluster launch the
+ * block's rank, without which the load would read block 0's table). */
 __device__ __forceinline__ void lookup_five(uint32_t table_lane, uint32_t low, uint32_t high, uint32_t (&pairs)[4]) {
   const uint32_t lane_bytes = __byte_perm(table_lane, 0, 0x0000u); /* 4·(L mod 16) in every byte */
   const uint32_t quarters = ((high << 6) & 0xC0C0C0C0u) | lane_bytes;
-  const uint32_t entries01 = __byte_perm(low, table_lane, 0x6160u); /* entry 0, page, entry 1, page */
-  const uint32_t entries23 = __byte_perm(low, table_lane, 0x6362u);
-  const uint32_t selector[4] = {0xD540u, 0xF761u, 0xD542u, 0xF763u};
+  const uint32_t entries01 = __byte_perm(low, table_lane, 0x7160u); /* entry 0, page, entry 1, top byte */
+  const uint32_t entries23 = __byte_perm(low, table_lane, 0x7362u);
+  const uint32_t selector[4] = {0x7540u, 0x7561u, 0x7542u, 0x7563u};
 #pragma unroll
   for (int b = 0; b < 4; b++) {
-    const uint32_t at = prmt(quarters, b < 2 ? entries01 : entries23, selector[b]);
+    const uint32_t at = __byte_perm(quarters, b < 2 ? entries01 : entries23, selector[b]);
     asm("ld.shared.u32 %0, [%1];\n" : "=r"(pairs[b]) : "r"(at));
   }
 }
