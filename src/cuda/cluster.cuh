@@ -1,18 +1,17 @@
-/* Thread block clusters (sm_90 code of the wide kernel only): a block's
- * rank in its cluster, the cluster-wide barrier, and loads from another
- * block's shared memory, with which the blocks of one tile add their parts
- * of it without a trip through global memory. Outside sm_90a code the
- * operations trap, as the warpgroup MMAs do (wgmma.cuh). */
+/* Thread block clusters (sm_90 code): a block's rank in its cluster, the
+ * cluster-wide barrier, and loads from another block's shared memory, with
+ * which the blocks of one tile add their parts of it without a trip
+ * through global memory (the wide kernel's halved tiles, the skinny
+ * kernel's cut columns). Compiled for an older target the operations trap;
+ * the host launches clusters only where the device holds them. */
 #ifndef LUTMM_CUDA_CLUSTER_CUH
 #define LUTMM_CUDA_CLUSTER_CUH
 
 #include <stdint.h>
 
-#include "wgmma.cuh"
-
 namespace lutmm_kernels {
 
-#if LUTMM_HAVE_WGMMA
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 __device__ __forceinline__ uint32_t cluster_rank() {
   uint32_t rank;
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
@@ -41,6 +40,12 @@ __device__ __forceinline__ uint32_t cluster_map(uint32_t address, uint32_t rank)
   return mapped;
 }
 
+__device__ __forceinline__ float cluster_load_float(uint32_t address) {
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(address) : "memory");
+  return v;
+}
+
 __device__ __forceinline__ float4 cluster_load_float4(uint32_t address) {
   float4 v;
   asm volatile("ld.shared::cluster.v4.f32 {%0,%1,%2,%3}, [%4];\n"
@@ -59,6 +64,10 @@ __device__ __forceinline__ void cluster_sync_relaxed() { __trap(); }
 __device__ __forceinline__ uint32_t cluster_map(uint32_t, uint32_t) {
   __trap();
   return 0;
+}
+__device__ __forceinline__ float cluster_load_float(uint32_t) {
+  __trap();
+  return 0.0f;
 }
 __device__ __forceinline__ float4 cluster_load_float4(uint32_t) {
   __trap();

@@ -70,21 +70,30 @@ static cudaError_t probe_wide(lutmm_cuda_state *s) {
   return err;
 }
 
-/* How many clusters of 2 .. LUTMM_WIDE_MAX_CLUSTER wide blocks the device
- * holds at once, for the wide kernel's tiles added by a cluster of their
- * blocks (lutmm_wide_cluster_ways); LUTMM_CUDA_CLUSTERS=0 leaves them all
- * 0, so that the fixup adds every cut tile. A failed query only leaves
- * that size unused. */
-static void read_wide_clusters(lutmm_cuda_state *s) {
+/* How many clusters of 2 .. LUTMM_WIDE_MAX_CLUSTER wide blocks and of
+ * 2 .. LUTMM_SKINNY_MAX_CLUSTER skinny blocks the device holds at once,
+ * for the tiles added by a cluster of their blocks (lutmm_wide_cluster_ways,
+ * lutmm_skinny_cluster_ways); LUTMM_CUDA_CLUSTERS=0 leaves them all 0, so
+ * that global memory carries every cut tile's partials. A failed query
+ * (a device without clusters) only leaves that size unused. */
+static int cluster_count(cudaError_t err, int count) {
+  if (err == cudaSuccess) return count;
+  (void)cudaGetLastError(); /* not sticky: clear it */
+  return 0;
+}
+
+static void read_clusters(lutmm_cuda_state *s) {
   const char *env = getenv("LUTMM_CUDA_CLUSTERS");
-  if (!s->wide || (env != NULL && strcmp(env, "0") == 0)) return;
-  for (int ways = 2; ways <= LUTMM_WIDE_MAX_CLUSTER; ways++) {
+  if (env != NULL && strcmp(env, "0") == 0) return;
+  for (int ways = 2; ways <= LUTMM_WIDE_MAX_CLUSTER && s->wide; ways++) {
     int count = 0;
-    if (lutmm_cuda_wide_max_clusters(ways, s->smem_per_block, &count) != cudaSuccess) {
-      (void)cudaGetLastError(); /* not sticky: clear it */
-      count = 0;
-    }
-    s->wide_clusters[ways] = count;
+    const cudaError_t err = lutmm_cuda_wide_max_clusters(ways, s->smem_per_block, &count);
+    s->wide_clusters[ways] = cluster_count(err, count);
+  }
+  for (int ways = 2; ways <= LUTMM_SKINNY_MAX_CLUSTER; ways++) {
+    int count = 0;
+    const cudaError_t err = lutmm_cuda_skinny_max_clusters(ways, s->smem_base, &count);
+    s->skinny_clusters[ways] = cluster_count(err, count);
   }
 }
 
@@ -104,7 +113,7 @@ static lutmm_status allocate_buffers(lutmm_cuda_state *s) {
   s->workspace = s->own_workspace;
   s->workspace_bytes = s->own_workspace_bytes;
   if (err == cudaSuccess) err = probe_wide(s);
-  if (err == cudaSuccess) read_wide_clusters(s);
+  if (err == cudaSuccess) read_clusters(s);
   return lutmm_cuda_status(err);
 }
 

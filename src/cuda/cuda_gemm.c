@@ -143,7 +143,8 @@ static int stream_capturing(const lutmm_cuda_state *s) {
 
 /* The skinny kernel (one launch per `m` <= 64 rows, every code width): X
  * in m8 blocks, one tile of W atom columns per unit row, two k-atoms per
- * unit, a Stream-K grid of lutmm_skinny_grid blocks. */
+ * unit, a Stream-K grid of lutmm_skinny_grid blocks, or each tile's
+ * blocks in a cluster that adds its cut columns (lutmm_skinny_cluster_ways). */
 static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
   p->mb = lutmm_skinny_mb(m);
@@ -169,6 +170,15 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
                    !stream_capturing(s);
   p->tagged = tags ? s->tagged : NULL;
   p->cooperative = p->shares_reduction || p->tagged != NULL;
+  /* Or the cut columns added by clusters: no partials in global memory. */
+  p->cluster_ways =
+      lutmm_skinny_cluster_ways(p->mb, p->atom_one_group, p->iters, p->n_tiles, p->grid, s->skinny_clusters);
+  if (p->cluster_ways) {
+    p->grid = (int)(p->n_tiles * p->cluster_ways);
+    p->shares_reduction = 0;
+    p->tagged = NULL;
+    p->cooperative = 0;
+  }
 }
 
 /* Rows of X per skinny launch: 64 with one-row scales, else 32 (fewer

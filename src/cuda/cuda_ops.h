@@ -68,6 +68,9 @@ cudaError_t lutmm_cuda_launch_skinny_f16(cudaStream_t stream, const lutmm_cuda_g
 cudaError_t lutmm_cuda_launch_skinny_bf16(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base);
 cudaError_t lutmm_cuda_skinny_allow_smem_f16(size_t limit, uint32_t smem_base);
 cudaError_t lutmm_cuda_skinny_allow_smem_bf16(size_t limit, uint32_t smem_base);
+/* Clusters of `ways` skinny blocks the device holds at once (skinny_f16.cu;
+ * the bf16 kernels' blocks are the same size). */
+cudaError_t lutmm_cuda_skinny_max_clusters(int ways, uint32_t smem_base, int *count);
 /* The wide kernel (Hopper wgmma, wide_f16.cu / wide_bf16.cu), then the
  * ordered fixup when some tile's k range is split. lutmm_cuda_wide_probe
  * writes 1 to *flag when the device runs that file's sm_90a code, else 0. */

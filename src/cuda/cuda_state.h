@@ -30,8 +30,9 @@ typedef struct lutmm_cuda_state {
   uint32_t last_tag;      /* the tag of the last launch that used `tagged` (0: none since it was zeroed) */
   int wide;               /* the wide kernel can run: its sm_90a code (wide_f16.cu's probe) and TMA */
   void *encode_tensor_map; /* the driver's cuTensorMapEncodeTiled (cuda_tensor_map.c) */
-  int wide_clusters[LUTMM_WIDE_MAX_CLUSTER + 1]; /* clusters of i wide blocks held at once; 0: none (or
-                                                  * LUTMM_CUDA_CLUSTERS=0) */
+  /* Clusters of i blocks held at once; 0: none (or LUTMM_CUDA_CLUSTERS=0). */
+  int wide_clusters[LUTMM_WIDE_MAX_CLUSTER + 1];
+  int skinny_clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];
 } lutmm_cuda_state;
 
 static inline lutmm_cuda_state *lutmm_cuda_state_of(const lutmm_context *ctx) {

@@ -52,8 +52,9 @@ typedef struct lutmm_cuda_gemm_params {
   int grid, stages, mf;
   int tile_m, tile_n; /* a partial tile in the workspace: tile_m × tile_n fp32 */
   int acc_order;      /* wide kernel: partial tiles in accumulator order (lutmm_wide_partial_site), else row-major */
-  int cluster_ways;   /* wide kernel: blocks of a cluster that add one tile's even parts in shared memory
-                       * (lutmm_wide_cluster_ways), 0 where the fixup adds them */
+  int cluster_ways;   /* blocks of a cluster that add one tile's even parts in shared memory, 0 for none:
+                       * wide kernel lutmm_wide_cluster_ways (else the fixup adds them), skinny kernel
+                       * lutmm_skinny_cluster_ways (else tickets or tags) */
   int mb;             /* skinny kernel: X rows held, in m8 blocks (1, 2, 4, 8); 0 = tiled kernel */
   int warps;          /* skinny kernel: warps per block (lutmm_skinny_warps_for) */
   int *tickets;       /* skinny kernel: per cut tile column, partials written so far (zero at the start and end) */
@@ -456,6 +457,32 @@ LUTMM_HD static inline int64_t lutmm_skinny_grid(int64_t m, int one_row, int64_t
   if (grid > sm_count) grid = sm_count;
   if (grid < 1) grid = 1;
   return fits < grid ? n_tiles : grid;
+}
+
+/* Skinny launches whose cut columns a thread block cluster adds: the M <= 8
+ * kernels with one-row scales (the CLUSTER instantiations). Tile t's
+ * `ways` blocks t·ways .. t·ways + ways − 1 each stream an even part of its
+ * k range (lutmm_cuda_range_start over tiles · ways blocks), write their
+ * partial tile into their own shared memory, and after a cluster barrier
+ * each adds a share of the tile's elements from every block of the cluster
+ * and writes Y: no partial crosses global memory, no ticket, no fence
+ * (skinny_kernel.cuh, add_cluster_share). At most 16 blocks a cluster (a
+ * size Hopper allows only to kernels that ask for it). */
+#define LUTMM_SKINNY_MAX_CLUSTER 16
+/* Blocks per cluster for a skinny launch of `mb` m8 blocks over `n_tiles`
+ * tiles of `iters` units whose Stream-K grid would be `grid` blocks, where
+ * `fit[w]` clusters of w blocks run at once (0: none): the most blocks
+ * with every tile's cluster resident and at least one unit a block, if
+ * that keeps all but a sixteenth of the Stream-K grid's blocks (fewer
+ * blocks stream the weights on fewer SMs, which the cheaper reduction does
+ * not repay: docs/HEURISTICS.md); else 0, the Stream-K launch. */
+LUTMM_HD static inline int lutmm_skinny_cluster_ways(int mb, int one_row, int64_t iters, int64_t n_tiles, int64_t grid,
+                                                     const int *fit) {
+  if (mb != 1 || !one_row) return 0;
+  int best = 0;
+  for (int ways = 2; ways <= LUTMM_SKINNY_MAX_CLUSTER && ways <= iters; ways++)
+    if (fit[ways] >= n_tiles) best = ways;
+  return best > 0 && best * n_tiles >= grid - grid / 16 ? best : 0;
 }
 
 /* Warps per skinny block for weights of `atoms` 64 x 64 atoms on a device

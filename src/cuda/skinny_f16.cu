@@ -10,3 +10,7 @@ extern "C" cudaError_t lutmm_cuda_launch_skinny_f16(cudaStream_t stream, const l
 extern "C" cudaError_t lutmm_cuda_skinny_allow_smem_f16(size_t limit, uint32_t smem_base) {
   return lutmm_kernels::skinny::allow_smem<__half>(limit, smem_base);
 }
+
+extern "C" cudaError_t lutmm_cuda_skinny_max_clusters(int ways, uint32_t smem_base, int *count) {
+  return lutmm_kernels::skinny::max_clusters<__half>(ways, smem_base, count);
+}

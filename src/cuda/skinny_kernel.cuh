@@ -38,10 +38,15 @@
  * graph) nothing is counted: a partial is published as tagged words
  * ({launch tag, fp32}, one 64-bit store each, no fence) and the column's
  * first contributor polls them at the end of its range until all carry the
- * launch's tag, then adds them in the same order (reduce_tagged). */
+ * launch's tag, then adds them in the same order (reduce_tagged).
+ * The CLUSTER kernels (M <= 8, one-row scales; lutmm_skinny_cluster_ways)
+ * run each tile's blocks as a thread block cluster, one part of the tile a
+ * block, and add the parts in the blocks' shared memory: no partial, ticket
+ * or tag in global memory (add_cluster_share). */
 #ifndef LUTMM_CUDA_SKINNY_KERNEL_CUH
 #define LUTMM_CUDA_SKINNY_KERNEL_CUH
 
+#include "cluster.cuh"
 #include "fault.h"
 #include "gemm_device.cuh"
 #include "gemm_params.h"
@@ -1040,7 +1045,66 @@ __device__ __forceinline__ uint32_t ring_of(const lutmm_skinny_layout &l, int wa
   return (uint32_t)warp < l.gap_warps ? l.gap + (uint32_t)warp * BYTES : l.above + ((uint32_t)warp - l.gap_warps) * BYTES;
 }
 
-template <typename T, int MB, int BITS, bool ONE_ROW, int W>
+/* ---- Cut columns added by a thread block cluster (CLUSTER kernels, M <= 8,
+ * one-row scales; lutmm_skinny_cluster_ways): the p.cluster_ways blocks of
+ * one tile each hold one segment, a part of its k range. Each warp writes
+ * its column's partial into its own ring, which no copy fills any more:
+ * rows below M of 64 fp32 each (at most 2 KiB, the smallest ring's bytes).
+ * After a cluster barrier block r adds share r of the tile's elements, in
+ * row-major order, from every block's rings in block order from zero (the
+ * ticket reduction's order) and writes them to Y; a last barrier keeps
+ * every block's rings until all shares are read. */
+template <int MB, int BITS, bool ONE_ROW>
+__device__ __forceinline__ void put_partial_in_ring(const lutmm_cuda_gemm_params &p, uint8_t *ring_bytes, int lane,
+                                                    const float (&acc)[MB][4][4]) {
+  static_assert(MB == 1, "a cluster's partials are 8-row tiles");
+  static_assert(ring<MB, BITS, ONE_ROW>::DEPTH * ring<MB, BITS, ONE_ROW>::SLOT >= 8 * 64 * sizeof(float),
+                "the ring holds the warp's partial");
+  const int row0 = 2 * (lane % 4), col = lane / 4;
+  cp_async_wait(0); /* no copy into the ring is left in flight (those after the range are empty) */
+  float *part = (float *)ring_bytes + row0 * 64 + col;
+  for_each_partial<MB, 64>(p, row0, acc, [&](int at, float v) { part[at] = v; });
+}
+
+template <typename Out>
+__device__ __forceinline__ void store_y(const lutmm_cuda_gemm_params &p, int64_t at, float v) {
+  ((Out *)p.y)[at] = output_of<Out>(v);
+}
+
+template <int MB, int BITS, bool ONE_ROW, int W>
+__device__ __noinline__ void add_cluster_share(const lutmm_cuda_gemm_params &p, const lutmm_skinny_layout &layout,
+                                               int tile) {
+  using C = cfg<MB, BITS, W>;
+  constexpr int MAX = LUTMM_SKINNY_MAX_CLUSTER;
+  cluster_sync();
+  const int ways = p.cluster_ways, rank = (int)cluster_rank();
+  const int elements = (int)p.m * C::TILE_N;
+  const int end = (rank + 1) * elements / ways;
+  uint32_t block_base[MAX]; /* this block's window address of dynamic shared memory, in every block */
+#pragma unroll
+  for (int r = 0; r < MAX; r++) block_base[r] = r < ways ? cluster_map(layout.x, (uint32_t)r) : 0u;
+  for (int e = rank * elements / ways + (int)threadIdx.x; e < end; e += C::THREADS) {
+    const int row = e / C::TILE_N, c = e % C::TILE_N, warp = c / 64;
+    const int64_t column = (int64_t)tile * C::TILE_N + c;
+    if ((int64_t)tile * W + warp >= p.n_atoms || column >= p.n) continue;
+    const uint32_t offset = ring_of<MB, BITS, ONE_ROW>(layout, warp) - layout.x + (uint32_t)(row * 64 + c % 64) * 4u;
+    float got[MAX];
+#pragma unroll
+    for (int r = 0; r < MAX; r++)
+      if (r < ways) got[r] = cluster_load_float(block_base[r] + offset);
+    float sum = 0.0f;
+#pragma unroll
+    for (int r = 0; r < MAX; r++)
+      if (r < ways) sum += got[r];
+    const int64_t at = (int64_t)row * p.n + column;
+    if (p.y_dtype == LUTMM_DTYPE_F32) store_y<float>(p, at, sum);
+    else if (p.y_dtype == LUTMM_DTYPE_F16) store_y<__half>(p, at, sum);
+    else store_y<__nv_bfloat16>(p, at, sum);
+  }
+  cluster_sync_relaxed();
+}
+
+template <typename T, int MB, int BITS, bool ONE_ROW, int W, bool CLUSTER>
 __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
   using C = cfg<MB, BITS, W>;
   using R = ring<MB, BITS, ONE_ROW>;
@@ -1142,10 +1206,15 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
         xs += 2 * C::X_SLOT_BYTES;
       }
     }
-    if (column_ok) finish_segment<MB, BITS, W>(p, segment_last, segment_start, lo, warp, lane, acc);
+    if (column_ok) {
+      /* a cluster's block holds one segment, a part of one tile */
+      if constexpr (CLUSTER) put_partial_in_ring<MB, BITS, ONE_ROW>(p, smem + (ring_of<MB, BITS, ONE_ROW>(layout, warp) - base), lane, acc);
+      else finish_segment<MB, BITS, W>(p, segment_last, segment_start, lo, warp, lane, acc);
+    }
   }
   cp_async_wait(0);
-  if constexpr (TAGS_PARTIALS<MB>)
+  if constexpr (CLUSTER) add_cluster_share<MB, BITS, ONE_ROW, W>(p, layout, lo / (int)p.iters);
+  else if constexpr (TAGS_PARTIALS<MB>)
     if (p.tag != 0 && lo < hi) reduce_last_segment<MB, BITS, W>(p, lo, hi, warp, lane);
 }
 

@@ -15,8 +15,8 @@ template <typename T, int MB, int BITS, bool ONE_ROW>
 const void *kernel_with_warps(int warps) {
   if constexpr (LUTMM_SKINNY_HAS_MORE_WARPS(MB, BITS, ONE_ROW))
     if (warps == LUTMM_SKINNY_MORE_WARPS)
-      return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_MORE_WARPS>;
-  return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(MB, BITS)>;
+      return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_MORE_WARPS, false>;
+  return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(MB, BITS), false>;
 }
 
 template <typename T, int MB, bool ONE_ROW>
@@ -49,9 +49,49 @@ const void *kernel_for_rows(int mb, int bits, int warps) {
   }
 }
 
+/* The kernels whose cut columns a cluster adds: M <= 8, one-row scales,
+ * the default warp count (lutmm_skinny_cluster_ways). */
+template <typename T, int BITS>
+const void *cluster_kernel() {
+  return (const void *)skinny_kernel<T, 1, BITS, true, LUTMM_SKINNY_WARPS(1, BITS), true>;
+}
+
+template <typename T>
+const void *cluster_kernel_for(int bits) {
+  switch (bits) {
+    case 1: return cluster_kernel<T, 1>();
+    case 2: return cluster_kernel<T, 2>();
+    case 3: return cluster_kernel<T, 3>();
+    case 4: return cluster_kernel<T, 4>();
+    case 5: return cluster_kernel<T, 5>();
+    case 6: return cluster_kernel<T, 6>();
+    case 7: return cluster_kernel<T, 7>();
+    default: return cluster_kernel<T, 8>();
+  }
+}
+
 template <typename T>
 const void *kernel_for(int mb, int bits, int one_row, int warps) {
   return one_row ? kernel_for_rows<T, true>(mb, bits, warps) : kernel_for_rows<T, false>(mb, bits, warps);
+}
+
+/* A cluster launch: `ways` blocks a cluster, never cooperative. */
+template <typename T>
+cudaError_t launch_clusters(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem) {
+  cudaLaunchConfig_t config = {};
+  cudaLaunchAttribute cluster = {};
+  config.gridDim = dim3((unsigned)p->grid);
+  config.blockDim = dim3(32 * (unsigned)p->warps);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = (unsigned)p->cluster_ways;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  void *args[] = {(void *)p};
+  return cudaLaunchKernelExC(&config, cluster_kernel_for<T>(p->bits), args);
 }
 
 /* `smem_base`: the shared-window address where dynamic shared memory
@@ -61,9 +101,10 @@ const void *kernel_for(int mb, int bits, int one_row, int warps) {
  * by its last contributor. */
 template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base) {
+  const size_t smem = lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group, p->warps);
+  if (p->cluster_ways > 1) return launch_clusters<T>(stream, p, smem);
   const void *kernel = kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps);
   const dim3 grid((unsigned)p->grid), block(32 * (unsigned)p->warps);
-  const size_t smem = lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group, p->warps);
   void *args[] = {(void *)p};
   if (!p->cooperative) return cudaLaunchKernel(kernel, grid, block, args, smem, stream);
   const cudaError_t err = cudaLaunchCooperativeKernel(kernel, grid, block, args, smem, stream);
@@ -96,7 +137,37 @@ cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
           if (err != cudaSuccess) return err;
         }
+  for (int bits = 1; bits <= 8; bits++) {
+    const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, 1, 1, lutmm_skinny_warps(1, bits));
+    if (bytes > limit) continue;
+    const void *kernel = cluster_kernel_for<T>(bits);
+    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (err != cudaSuccess) return err;
+    /* Clusters above 8 blocks; a device without clusters may refuse it (not
+     * sticky), and then its cluster count, asked later, is 0. */
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+      (void)cudaGetLastError();
+  }
   return cudaSuccess;
+}
+
+/* Clusters of `ways` skinny blocks that the device holds at once. Every
+ * cluster kernel keeps one block a multiprocessor (16 warps of 128
+ * registers, or 12 of up to 168), so the 4-bit one answers for all. */
+template <typename T>
+cudaError_t max_clusters(int ways, uint32_t smem_base, int *count) {
+  cudaLaunchConfig_t config = {};
+  cudaLaunchAttribute cluster = {};
+  config.gridDim = dim3((unsigned)ways);
+  config.blockDim = dim3(32 * (unsigned)lutmm_skinny_warps(1, 4));
+  config.dynamicSmemBytes = lutmm_skinny_smem_bytes(smem_base, 4, 1, 1, lutmm_skinny_warps(1, 4));
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = (unsigned)ways;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  return cudaOccupancyMaxActiveClusters(count, cluster_kernel_for<T>(4), &config);
 }
 
 }  // namespace skinny

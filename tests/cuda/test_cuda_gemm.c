@@ -9,7 +9,8 @@
  * 64-row tiles, the skinny kernel's 64-row launch), 17..32 rows over
  * weights large enough for the skinny kernel's 12-warp blocks, tagged
  * partials (across the wrap of their launch tags, and the same bits as the
- * plain launches' tickets), the wide kernel's cut tiles, and run-to-run
+ * plain launches' tickets), cut columns added by clusters (and the same
+ * bits without them), the wide kernel's cut tiles, and run-to-run
  * determinism. Exit 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,6 +231,10 @@ static void tagged_partials(harness *h) {
   }
   const int64_t shapes[4][3] = {{1, 1024, 8192}, {2, 2048, 28672}, {3, 1024, 8192}, {4, 2048, 28672}};
   uint64_t rng = 31;
+  /* Clusters would add 1024 x 8192's cut columns instead: off here. */
+  int clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];
+  memcpy(clusters, s->skinny_clusters, sizeof clusters);
+  memset(s->skinny_clusters, 0, sizeof clusters);
   s->last_tag = UINT32_MAX - 3; /* the fourth launch wraps */
   for (int i = 0; i < 4; i++) {
     gemm_case c = {2 + i % 3, shapes[i][0], shapes[i][1], shapes[i][2], 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
@@ -246,6 +251,72 @@ static void tagged_partials(harness *h) {
     c.x_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     same_bits_tagged_and_plain(h, s, c);
   }
+  memcpy(s->skinny_clusters, clusters, sizeof clusters);
+}
+
+/* Case c (general inputs) through clusters and through the launch without
+ * them, whose Stream-K split is the same where every block takes as many
+ * units as the cluster's parts: the same bits. At M = 1 on 1024 x 1024
+ * the launch without clusters is a tagged one, so a tag shows which path
+ * ran. */
+static void same_bits_clustered_and_not(harness *h, lutmm_cuda_state *s, gemm_case c) {
+  const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
+  void *clustered = malloc(bytes), *plain = malloc(bytes);
+  char why[256] = "", name[160];
+  int clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];
+  memcpy(clusters, s->skinny_clusters, sizeof clusters);
+  const uint32_t tag_before = s->last_tag;
+  const int rc = clustered == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, clustered);
+  const int untagged = s->last_tag == tag_before;
+  memset(s->skinny_clusters, 0, sizeof clusters);
+  const int rp = plain == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, plain);
+  const int tagged = s->last_tag != tag_before;
+  memcpy(s->skinny_clusters, clusters, sizeof clusters);
+  const int path_seen = !(c.m == 1 && c.k == 1024 && c.n == 1024 && s->cooperative) || (untagged && tagged);
+  cases += 2;
+  if (rc != 0 || rp != 0 || !path_seen || memcmp(clustered, plain, bytes) != 0) {
+    harness_describe(&c, name, sizeof name);
+    printf("FAIL clustered/plain %s: results differ, failed or the paths not taken (%d %d %d) %s\n", name, rc, rp,
+           path_seen, why);
+    failures++;
+  }
+  free(clustered);
+  free(plain);
+}
+
+/* M <= 8 with one-row scales, where each tile's blocks run as a cluster
+ * that adds its cut columns in shared memory (lutmm_skinny_cluster_ways;
+ * on Hopper): 1024 x 1024 (one tile, 8 blocks of one unit), 2048 x 3000 (3
+ * tiles of 16 units, 16 blocks each; the last tile's 15th column ragged,
+ * its 16th past N), 4096 x 4096 (4 tiles of 32 units, 16 blocks of two);
+ * every code width, every output dtype; exact and bound results, then the
+ * same bits as without clusters. */
+static void skinny_clusters(harness *h) {
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  printf("skinny_clusters: clusters held at once, by blocks a cluster:");
+  for (int w = 2; w <= LUTMM_SKINNY_MAX_CLUSTER; w++) printf(" %d:%d", w, s->skinny_clusters[w]);
+  printf("\n");
+  if (s->skinny_clusters[16] < 4) {
+    printf("skinny_clusters: the device holds no four clusters of 16 blocks (or LUTMM_CUDA_CLUSTERS=0): not run\n");
+    return;
+  }
+  const int64_t shapes[3][2] = {{1024, 1024}, {2048, 3000}, {4096, 4096}};
+  const int64_t ms[] = {1, 2, 3, 5, 8};
+  const lutmm_dtype ys[] = {LUTMM_DTYPE_F32, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16};
+  uint64_t rng = 37;
+  for (int bits = 1; bits <= 8; bits++) {
+    const int i = bits % 3;
+    gemm_case c = {bits, ms[bits % 5], shapes[i][0], shapes[i][1], bits % 2 ? 128 : 64, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F16, ys[bits % 3], 1, 0, 0, harness_next(&rng)};
+    c.x_dtype = bits % 4 < 2 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
+    run_exact_and_bound(h, c);
+  }
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 2; j++) {
+      gemm_case c = {4 - 2 * j, j ? 8 : 1 + i, shapes[i][0], shapes[i][1], 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+                     LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
+      same_bits_clustered_and_not(h, s, c);
+    }
 }
 
 /* Case c (general inputs: the order of additions shows) run twice: both
@@ -307,6 +378,7 @@ int main(void) {
   skinny_more_warps(&h);
   small_workspace(&h);
   tagged_partials(&h);
+  skinny_clusters(&h);
   wide_cut_tiles(&h);
   determinism(&h);
   harness_close(&h);

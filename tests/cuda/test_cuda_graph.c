@@ -4,10 +4,11 @@
  * the same context in between, and every replay must match the reference
  * (exact mode: equal bits). The cases reach every path whose launches share
  * state on the device: the skinny kernel's shared reduction and its
- * last-contributor reduction (cooperative launches off), both counted by
- * tickets, two skinny launches in one call, the Stream-K fixup after the
- * wide and tiled kernels, and the wide kernel's cluster launches. A launch that left a ticket behind would give
- * the next replay wrong sums. Shapes whose eager calls tag their partials
+ * last-contributor reduction (cooperative launches and skinny clusters
+ * off), both counted by tickets, its cut columns added by clusters, two
+ * skinny launches in one call, the Stream-K fixup after the wide and tiled
+ * kernels, and the wide kernel's cluster launches. A launch that left a
+ * ticket behind would give the next replay wrong sums. Shapes whose eager calls tag their partials
  * (a tag counted on the host, which a replay would not advance) must take
  * tickets when captured. Exit 77 without a device. */
 #include <stdio.h>
@@ -88,9 +89,11 @@ static void graph_case(harness *h, cudaStream_t stream, const gemm_case *c) {
 }
 
 /* The shapes of test_cuda_gemm that reach each path: 1024 x 8192 at M = 1
- * and 2048 x 28672 at M = 4 tag their partials when called eagerly; 4096 x
- * 1000 at M = 8 and 16 cuts each column among 16 blocks (shared reduction
- * where launches are cooperative); 4096 x 2048 at M = 100 and 256 cuts
+ * (where clusters do not add its cut columns) and 2048 x 28672 at M = 4
+ * tag their partials when called eagerly; 4096 x 1000 at M = 8 and 16 cuts
+ * each column among 16 blocks (shared reduction where launches are
+ * cooperative; at M = 8, and 1024 x 8192 at M = 1, clusters of 16 and 8
+ * blocks on a Hopper part, by lutmm_skinny_cluster_ways); 4096 x 2048 at M = 100 and 256 cuts
  * tiles of the wide kernel (codes of up to 4 bits on Hopper; elsewhere the
  * tiled one); 6-bit codes at M = 100 (groups of 128) take two skinny
  * launches, at M = 300 (groups of 32) the tiled kernel; 1024 x 8192 at
@@ -129,10 +132,14 @@ int main(void) {
     printf("FAIL: a captured call took a launch tag\n");
     failures++;
   }
-  if (s->cooperative) { /* the plain launches' last-contributor reduction too */
+  if (s->cooperative) { /* the plain launches' last-contributor reduction too, without skinny clusters */
+    int clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];
+    memcpy(clusters, s->skinny_clusters, sizeof clusters);
+    memset(s->skinny_clusters, 0, sizeof clusters);
     s->cooperative = 0;
     all_cases(&h, stream, "plain launches");
     s->cooperative = 1;
+    memcpy(s->skinny_clusters, clusters, sizeof clusters);
   }
   lutmm_cuda_set_stream(h.cuda, 0);
   cudaStreamDestroy(stream);

@@ -353,12 +353,40 @@ static void wide_cluster_ways(void) {
     }
 }
 
+/* The skinny cluster rule (lutmm_skinny_cluster_ways), with a device that
+ * holds `fit[w]` clusters of w blocks: the most blocks per tile whose
+ * clusters all run at once, if they keep the Stream-K grid's blocks but a
+ * sixteenth; and that every cluster kernel's ring holds its warp's
+ * 8-row partial. */
+static void skinny_cluster_ways(void) {
+  int fit[LUTMM_SKINNY_MAX_CLUSTER + 1] = {0};
+  for (int w = 2; w <= LUTMM_SKINNY_MAX_CLUSTER; w++) fit[w] = 132 / w; /* one GPC-free count */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 4, 64, fit) == 16);    /* 4096^2 M = 1: 64 blocks either way */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 224, 8, 128, fit) == 16);  /* 28672 x 8192 */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 112, 4, 112, fit) == 0);   /* 14336 x 4096: 64 blocks for 112 */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 14, 132, fit) == 9);   /* 4096 x 14336: 126 blocks for 132 */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 64, 28, 132, fit) == 0);   /* 8192 x 28672: 112 blocks for 132 */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 4, 1, 4, fit) == 4);       /* a part a unit at most */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 1, 1, 1, fit) == 0);       /* nothing to cut */
+  CHECK(lutmm_skinny_cluster_ways(2, 1, 32, 4, 64, fit) == 0);     /* M > 8: no such kernel */
+  CHECK(lutmm_skinny_cluster_ways(1, 0, 32, 4, 64, fit) == 0);     /* per-slab scales: none either */
+  fit[16] = 7;                                                     /* a GPC short of 16 free SMs */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 64, 8, 128, fit) == 15);   /* 8192^2: 120 blocks, 128 less a sixteenth */
+  fit[15] = 7;
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 64, 8, 128, fit) == 0);    /* 14 ways: 112 blocks */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 4, 64, fit) == 16);
+  int none[LUTMM_SKINNY_MAX_CLUSTER + 1] = {0};
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 4, 64, none) == 0);   /* no clusters on the device */
+  for (int bits = 1; bits <= 8; bits++)
+    CHECK(LUTMM_SKINNY_RING(bits, 1, 1) * LUTMM_SKINNY_SLOT_BYTES(bits) >= 8u * 64u * sizeof(float));
+}
+
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"skinny_layout", skinny_layout}, {"skinny_warp_choice", skinny_warp_choice}, {"scale_entries", scale_entries},
       {"wide_layout", wide_layout},     {"wide_partial_order", wide_partial_order}, {"stream_k_ranges", stream_k_ranges},
       {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}, {"skinny_grid", skinny_grid},
       {"wide_whole_tiles", wide_whole_tiles}, {"wide_even_grid", wide_even_grid},
-      {"wide_cluster_ways", wide_cluster_ways}};
+      {"wide_cluster_ways", wide_cluster_ways}, {"skinny_cluster_ways", skinny_cluster_ways}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
