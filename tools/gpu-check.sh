@@ -3,7 +3,11 @@
 # suite, the differential fuzzer for a fixed time, compute-sanitizer memcheck
 # and racecheck, the SASS check for HMMA, and the benchmark; logs go to
 # $OUT (default /tmp/gpu-check) and a summary table is printed last.
-#   tools/gpu-check.sh [--fuzz-seconds S] [--bench "ARGS"] [--no-bench] [--profile] [--csv-shape KxN]
+#   tools/gpu-check.sh [--steps LIST] [--fuzz-seconds S] [--bench "ARGS"] [--no-bench] [--profile]
+#                      [--csv-shape KxN]
+# --steps runs only the listed checks after the build (comma-separated, of
+# suite, fuzz, cli-fuzz, memcheck, racecheck, hmma; default all): a machine
+# that limits one command's time can take the checks in two runs.
 # --profile adds Nsight Compute reports of the GEMM kernels on 8192x28672, NF4
 # g128 (skinny fp16 at M = 1, 16 and 64, bf16 at M = 1, wide fp16 at M = 256), with
 # per-SASS-instruction counts and stall samples in $OUT/ncu-*.csv. --csv-shape KxN writes the full benchmark of
@@ -15,18 +19,21 @@ cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-/tmp/gpu-check}
 BUILD=${BUILD:-build-gpu}
 FUZZ_SECONDS=120
+STEPS=suite,fuzz,cli-fuzz,memcheck,racecheck,hmma
 BENCH_ARGS="--quick"
 RUN_BENCH=1
 PROFILE=0
 CSV_SHAPE=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    --steps) STEPS=$2; shift 2 ;;
     --fuzz-seconds) FUZZ_SECONDS=$2; shift 2 ;;
     --bench) BENCH_ARGS=$2; shift 2 ;;
     --no-bench) RUN_BENCH=0; shift ;;
     --profile) PROFILE=1; shift ;;
     --csv-shape) CSV_SHAPE=$2; shift 2 ;;
-    *) echo "usage: tools/gpu-check.sh [--fuzz-seconds S] [--bench \"ARGS\"] [--no-bench] [--profile] [--csv-shape KxN]" >&2
+    *) echo "usage: tools/gpu-check.sh [--steps LIST] [--fuzz-seconds S] [--bench \"ARGS\"] [--no-bench] [--profile]" \
+      "[--csv-shape KxN]" >&2
       exit 2 ;;
   esac
 done
@@ -60,11 +67,16 @@ build() {
   # (the wide kernels are a library of their own, built for sm_90a too).
   rm -f "$BUILD"/liblutmm.a.p/*.cu.o "$BUILD"/src/cuda/liblutmm_wide.a.p/*.cu.o
   ninja -C "$BUILD" liblutmm.a tests/cuda/test_cuda_format tests/cuda/test_cuda_gemm tests/cuda/test_cuda_graph \
-    tests/cuda/cuda_fuzz tests/cuda/test_mma_numerics || return 1
+    tests/cuda/cuda_fuzz tests/cuda/test_mma_numerics fuzz/replay_gemm_cuda || return 1
   ninja -C "$BUILD" tools/lutmm || echo "tools/lutmm did not build: no benchmark"
 }
 
-suite() { meson test -C "$BUILD" --suite cuda --no-rebuild --print-errorlogs; }
+# The cuda suite, then the gemm_cuda corpus (the fuzz-regression suite's
+# GPU part, which a machine without a GPU skips).
+suite() {
+  meson test -C "$BUILD" --suite cuda --no-rebuild --print-errorlogs &&
+    "$BUILD/fuzz/replay_gemm_cuda" fuzz/corpus/gemm_cuda
+}
 
 fuzz() { "$BUILD/tests/cuda/cuda_fuzz" --seconds "$FUZZ_SECONDS" --seed "$(date +%s)"; }
 
@@ -141,13 +153,16 @@ bench_csv() {
   done | awk '/^# device,/ { if (device++) next } /^k,/ { if (header++) next } { print }' >"$OUT/bench-$CSV_SHAPE.csv"
 }
 
+# wanted NAME: whether --steps lists NAME.
+wanted() { [[ ",$STEPS," == *",$1,"* ]]; }
+
 if step build build; then
-  step suite suite
-  step fuzz fuzz
-  step cli-fuzz cli_fuzz
-  step memcheck memcheck
-  step racecheck racecheck
-  step hmma hmma
+  wanted suite && step suite suite
+  wanted fuzz && step fuzz fuzz
+  wanted cli-fuzz && step cli-fuzz cli_fuzz
+  wanted memcheck && step memcheck memcheck
+  wanted racecheck && step racecheck racecheck
+  wanted hmma && step hmma hmma
   [ "$PROFILE" -eq 1 ] && [ -x "$BUILD/tools/lutmm" ] && step profile profile
   [ "$RUN_BENCH" -eq 1 ] && [ -x "$BUILD/tools/lutmm" ] && step bench bench
   [ -n "$CSV_SHAPE" ] && [ -x "$BUILD/tools/lutmm" ] && step bench-csv bench_csv
