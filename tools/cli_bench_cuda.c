@@ -320,7 +320,8 @@ static int parse(int argc, char **argv, bench_options *o) {
     else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) o->reps = atoi(argv[++i]);
     else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
       long long k = 0, n = 0;
-      if (sscanf(argv[++i], "%lldx%lld", &k, &n) != 2) return 0;
+      int used = 0;
+      if (sscanf(argv[++i], "%lldx%lld%n", &k, &n, &used) != 2 || argv[i][used] != '\0' || k <= 0) return 0;
       o->only_k = k;
       o->only_n = n;
     } else if (strcmp(argv[i], "--m") == 0 && i + 1 < argc)

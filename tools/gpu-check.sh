@@ -26,7 +26,7 @@ PROFILE=0
 CSV_SHAPE=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --steps) STEPS=$2; shift 2 ;;
+    --steps) STEPS=${2:-}; shift $(($# > 1 ? 2 : 1)) ;;
     --fuzz-seconds) FUZZ_SECONDS=$2; shift 2 ;;
     --bench) BENCH_ARGS=$2; shift 2 ;;
     --no-bench) RUN_BENCH=0; shift ;;
@@ -37,6 +37,13 @@ while [ $# -gt 0 ]; do
       exit 2 ;;
   esac
 done
+for name in ${STEPS//,/ }; do
+  case "$name" in
+    suite | fuzz | cli-fuzz | memcheck | racecheck | hmma) ;;
+    *) echo "gpu-check: no step named '$name' (suite, fuzz, cli-fuzz, memcheck, racecheck, hmma)" >&2; exit 2 ;;
+  esac
+done
+[ -n "$STEPS" ] || { echo "gpu-check: --steps needs a list" >&2; exit 2; }
 mkdir -p "$OUT"
 export PATH="$PATH:/usr/local/cuda/bin"
 if ! command -v meson >/dev/null && python3 -c 'import mesonbuild' 2>/dev/null; then
@@ -74,8 +81,10 @@ build() {
 # The cuda suite, then the gemm_cuda corpus (the fuzz-regression suite's
 # GPU part, which a machine without a GPU skips).
 suite() {
-  meson test -C "$BUILD" --suite cuda --no-rebuild --print-errorlogs &&
-    "$BUILD/fuzz/replay_gemm_cuda" fuzz/corpus/gemm_cuda
+  local rc=0
+  meson test -C "$BUILD" --suite cuda --no-rebuild --print-errorlogs || rc=1
+  "$BUILD/fuzz/replay_gemm_cuda" fuzz/corpus/gemm_cuda || rc=1
+  return $rc
 }
 
 fuzz() { "$BUILD/tests/cuda/cuda_fuzz" --seconds "$FUZZ_SECONDS" --seed "$(date +%s)"; }

@@ -143,9 +143,11 @@ static int stream_capturing(const lutmm_cuda_state *s) {
 
 /* The skinny kernel (one launch per `m` <= 64 rows, every code width): X
  * in m8 blocks, one tile of W atom columns per unit row, two k-atoms per
- * unit, a Stream-K grid of lutmm_skinny_grid blocks, or each tile's
- * blocks in a cluster that adds its cut columns (lutmm_skinny_cluster_ways). */
-static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, lutmm_cuda_gemm_params *p) {
+ * unit, a Stream-K grid of lutmm_skinny_grid blocks, or (where `clusters`
+ * allows) each tile's blocks in a cluster that adds its cut columns
+ * (lutmm_skinny_cluster_ways). */
+static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int clusters,
+                        lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
   p->mb = lutmm_skinny_mb(m);
   const int warps = skinny_warps(s, w, p->mb, p);
@@ -172,7 +174,8 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   p->cooperative = p->shares_reduction || p->tagged != NULL;
   /* Or the cut columns added by clusters: no partials in global memory. */
   p->cluster_ways =
-      lutmm_skinny_cluster_ways(p->mb, p->atom_one_group, p->iters, p->n_tiles, p->grid, s->skinny_clusters);
+      clusters ? lutmm_skinny_cluster_ways(p->mb, p->atom_one_group, p->iters, p->n_tiles, p->grid, s->skinny_clusters)
+               : 0;
   if (p->cluster_ways) {
     p->grid = (int)(p->n_tiles * p->cluster_ways);
     p->shares_reduction = 0;
@@ -235,6 +238,14 @@ static cudaError_t use_tag(lutmm_cuda_state *s, lutmm_cuda_gemm_params *p) {
   return cudaSuccess;
 }
 
+/* One planned skinny launch, with its tag. */
+static cudaError_t launch_skinny(lutmm_cuda_state *s, const lutmm_gemm_args *a, lutmm_cuda_gemm_params *p) {
+  const cudaError_t err = use_tag(s, p);
+  if (err != cudaSuccess) return err;
+  return a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_skinny_f16(s->stream, p, s->smem_base)
+                                       : lutmm_cuda_launch_skinny_bf16(s->stream, p, s->smem_base);
+}
+
 /* One skinny launch per skinny_rows rows of X and Y, queued in order on the
  * stream; each reads every weight again (skinny_pays says when that is
  * worth it). The launches share the workspace and tickets; stream order
@@ -249,11 +260,16 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
     p->m = a->m - r0 < rows ? a->m - r0 : rows;
     p->x = (const uint8_t *)a->x + (size_t)r0 * x_row;
     p->y = (uint8_t *)a->y + (size_t)r0 * y_row;
-    plan_skinny(s, w, p->m, p);
-    cudaError_t err = use_tag(s, p);
-    if (err == cudaSuccess)
-      err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_skinny_f16(s->stream, p, s->smem_base)
-                                          : lutmm_cuda_launch_skinny_bf16(s->stream, p, s->smem_base);
+    plan_skinny(s, w, p->m, 1, p);
+    cudaError_t err = launch_skinny(s, a, p);
+    if (err != cudaSuccess && p->cluster_ways) {
+      /* A cluster launch the device refuses (another client holding part
+       * of a GPC, say) goes again without clusters. */
+      (void)cudaGetLastError(); /* not sticky: clear it */
+      plan_skinny(s, w, p->m, 0, p);
+      err = launch_skinny(s, a, p);
+    }
+    s->last_skinny_cluster_ways = p->cluster_ways;
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;

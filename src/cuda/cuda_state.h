@@ -33,6 +33,7 @@ typedef struct lutmm_cuda_state {
   /* Clusters of i blocks held at once; 0: none (or LUTMM_CUDA_CLUSTERS=0). */
   int wide_clusters[LUTMM_WIDE_MAX_CLUSTER + 1];
   int skinny_clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];
+  int last_skinny_cluster_ways; /* blocks a cluster of the last skinny launch (0: none); the tests read it */
 } lutmm_cuda_state;
 
 static inline lutmm_cuda_state *lutmm_cuda_state_of(const lutmm_context *ctx) {

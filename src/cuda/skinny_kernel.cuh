@@ -1061,14 +1061,12 @@ __device__ __forceinline__ void put_partial_in_ring(const lutmm_cuda_gemm_params
   static_assert(ring<MB, BITS, ONE_ROW>::DEPTH * ring<MB, BITS, ONE_ROW>::SLOT >= 8 * 64 * sizeof(float),
                 "the ring holds the warp's partial");
   const int row0 = 2 * (lane % 4), col = lane / 4;
-  cp_async_wait(0); /* no copy into the ring is left in flight (those after the range are empty) */
+  /* Free to overwrite: each lane waited for its copies of every atom
+   * before computing it, the __syncwarp after the last atom ordered all
+   * lanes' reads before these stores, and the groups committed past the
+   * range's end are empty. */
   float *part = (float *)ring_bytes + row0 * 64 + col;
   for_each_partial<MB, 64>(p, row0, acc, [&](int at, float v) { part[at] = v; });
-}
-
-template <typename Out>
-__device__ __forceinline__ void store_y(const lutmm_cuda_gemm_params &p, int64_t at, float v) {
-  ((Out *)p.y)[at] = output_of<Out>(v);
 }
 
 template <int MB, int BITS, bool ONE_ROW, int W>
@@ -1086,7 +1084,7 @@ __device__ __noinline__ void add_cluster_share(const lutmm_cuda_gemm_params &p, 
   for (int e = rank * elements / ways + (int)threadIdx.x; e < end; e += C::THREADS) {
     const int row = e / C::TILE_N, c = e % C::TILE_N, warp = c / 64;
     const int64_t column = (int64_t)tile * C::TILE_N + c;
-    if ((int64_t)tile * W + warp >= p.n_atoms || column >= p.n) continue;
+    if (column >= p.n) continue; /* so is every column of an atom column past n_atoms */
     const uint32_t offset = ring_of<MB, BITS, ONE_ROW>(layout, warp) - layout.x + (uint32_t)(row * 64 + c % 64) * 4u;
     float got[MAX];
 #pragma unroll
@@ -1096,10 +1094,7 @@ __device__ __noinline__ void add_cluster_share(const lutmm_cuda_gemm_params &p, 
 #pragma unroll
     for (int r = 0; r < MAX; r++)
       if (r < ways) sum += got[r];
-    const int64_t at = (int64_t)row * p.n + column;
-    if (p.y_dtype == LUTMM_DTYPE_F32) store_y<float>(p, at, sum);
-    else if (p.y_dtype == LUTMM_DTYPE_F16) store_y<__half>(p, at, sum);
-    else store_y<__nv_bfloat16>(p, at, sum);
+    store_output(p.y, p.y_dtype, (int64_t)row * p.n + column, sum);
   }
   cluster_sync_relaxed();
 }

@@ -78,6 +78,7 @@ const void *kernel_for(int mb, int bits, int one_row, int warps) {
 /* A cluster launch: `ways` blocks a cluster, never cooperative. */
 template <typename T>
 cudaError_t launch_clusters(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem) {
+  if (p->mb != 1 || !p->atom_one_group || p->warps != lutmm_skinny_warps(1, p->bits)) return cudaErrorInvalidValue;
   cudaLaunchConfig_t config = {};
   cudaLaunchAttribute cluster = {};
   config.gridDim = dim3((unsigned)p->grid);

@@ -46,6 +46,25 @@ static void run_exact_and_bound(harness *h, gemm_case c) {
   run(h, &c);
 }
 
+/* The device's skinny cluster counts put aside, so that a group tests the
+ * launches without clusters (lutmm_skinny_cluster_ways then says 0), and
+ * put back. */
+typedef struct saved_clusters {
+  int count[LUTMM_SKINNY_MAX_CLUSTER + 1];
+} saved_clusters;
+
+static saved_clusters clusters_off(harness *h) {
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  saved_clusters saved;
+  memcpy(saved.count, s->skinny_clusters, sizeof saved.count);
+  memset(s->skinny_clusters, 0, sizeof saved.count);
+  return saved;
+}
+
+static void clusters_back(harness *h, const saved_clusters *saved) {
+  memcpy(lutmm_cuda_state_of(h->cuda)->skinny_clusters, saved->count, sizeof saved->count);
+}
+
 /* The shape grid: each (M, bits, dtype) takes a different (N, K, group). */
 static void shape_grid(harness *h) {
   uint64_t rng = 42;
@@ -108,13 +127,15 @@ static void deep_columns(harness *h) {
  * blocks, so with cooperative launches (the default where the device has
  * them) the blocks that end in it share its reduction (reduce_together),
  * else its last contributor adds every partial (test_cuda_gemm_plain runs
- * this file so). 1000 columns leave the last atom column ragged, the last
+ * this file so). Skinny clusters, which would add the 8-row kernels' cut
+ * columns here, are off. 1000 columns leave the last atom column ragged, the last
  * 12-warp tile a third full; M = 3, 8, 16, 32 reach 8-, 16- and 32-row
  * blocks, groups of 32 the per-slab kernels. That the planner's rule takes
  * the shared path for these plans: unit_cuda_layout's reduction_rule. */
 static void shared_reduction(harness *h) {
   const int64_t ms[] = {3, 8, 16, 32};
   uint64_t rng = 23;
+  const saved_clusters saved = clusters_off(h);
   for (int i = 0; i < 4; i++)
     for (int bits = 1; bits <= 4; bits++) {
       gemm_case c = {bits, ms[i], 4096, 1000, (i + bits) % 2 ? 32 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
@@ -122,6 +143,7 @@ static void shared_reduction(harness *h) {
       c.x_dtype = bits % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
       run_exact_and_bound(h, c);
     }
+  clusters_back(h, &saved);
 }
 
 /* Groups of 16 and 32 over a K that ends inside an atom: the skinny kernel
@@ -177,7 +199,8 @@ static void skinny_more_warps(harness *h) {
   }
 }
 
-/* A workspace too small for partial tiles forces one block per tile. */
+/* A workspace too small for partial tiles forces one block per tile
+ * (skinny clusters, which need no workspace, off). */
 static void small_workspace(harness *h) {
   void *ws = NULL;
   if (lutmm_malloc(h->cuda, 4096, &ws) != LUTMM_OK || lutmm_cuda_set_workspace(h->cuda, ws, 4096) != LUTMM_OK) {
@@ -185,10 +208,12 @@ static void small_workspace(harness *h) {
     failures++;
     return;
   }
+  const saved_clusters saved = clusters_off(h);
   gemm_case c = {4, 5, 2048, 700, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 99};
   run(h, &c);
   c.m = 40;
   run(h, &c);
+  clusters_back(h, &saved);
   lutmm_cuda_set_workspace(h->cuda, NULL, 0);
   lutmm_free(h->cuda, ws);
 }
@@ -231,11 +256,8 @@ static void tagged_partials(harness *h) {
   }
   const int64_t shapes[4][3] = {{1, 1024, 8192}, {2, 2048, 28672}, {3, 1024, 8192}, {4, 2048, 28672}};
   uint64_t rng = 31;
-  /* Clusters would add 1024 x 8192's cut columns instead: off here. */
-  int clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];
-  memcpy(clusters, s->skinny_clusters, sizeof clusters);
-  memset(s->skinny_clusters, 0, sizeof clusters);
-  s->last_tag = UINT32_MAX - 3; /* the fourth launch wraps */
+  const saved_clusters saved = clusters_off(h); /* they would add 1024 x 8192's cut columns instead */
+  s->last_tag = UINT32_MAX - 3;                 /* the fourth launch wraps */
   for (int i = 0; i < 4; i++) {
     gemm_case c = {2 + i % 3, shapes[i][0], shapes[i][1], shapes[i][2], 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
@@ -251,33 +273,37 @@ static void tagged_partials(harness *h) {
     c.x_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     same_bits_tagged_and_plain(h, s, c);
   }
-  memcpy(s->skinny_clusters, clusters, sizeof clusters);
+  clusters_back(h, &saved);
+}
+
+/* Whether the last call ran as clusters (or, with `clustered` 0, without). */
+static void expect_clusters(harness *h, const gemm_case *c, int clustered) {
+  const int ways = lutmm_cuda_state_of(h->cuda)->last_skinny_cluster_ways;
+  char name[160];
+  if ((ways > 1) == (clustered != 0)) return;
+  harness_describe(c, name, sizeof name);
+  printf("FAIL %s: ran %s clusters (%d blocks a cluster)\n", name, clustered ? "without" : "with", ways);
+  failures++;
 }
 
 /* Case c (general inputs) through clusters and through the launch without
  * them, whose Stream-K split is the same where every block takes as many
- * units as the cluster's parts: the same bits. At M = 1 on 1024 x 1024
- * the launch without clusters is a tagged one, so a tag shows which path
- * ran. */
-static void same_bits_clustered_and_not(harness *h, lutmm_cuda_state *s, gemm_case c) {
+ * units as the cluster's parts: the same bits. */
+static void same_bits_clustered_and_not(harness *h, gemm_case c) {
   const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
   void *clustered = malloc(bytes), *plain = malloc(bytes);
-  char why[256] = "", name[160];
-  int clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];
-  memcpy(clusters, s->skinny_clusters, sizeof clusters);
-  const uint32_t tag_before = s->last_tag;
-  const int rc = clustered == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, clustered);
-  const int untagged = s->last_tag == tag_before;
-  memset(s->skinny_clusters, 0, sizeof clusters);
-  const int rp = plain == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, plain);
-  const int tagged = s->last_tag != tag_before;
-  memcpy(s->skinny_clusters, clusters, sizeof clusters);
-  const int path_seen = !(c.m == 1 && c.k == 1024 && c.n == 1024 && s->cooperative) || (untagged && tagged);
+  char why_clustered[256] = "", why_plain[256] = "", name[160];
+  const int rc = clustered == NULL ? 2 : harness_run_case(h, &c, why_clustered, sizeof why_clustered, clustered);
+  expect_clusters(h, &c, 1);
+  const saved_clusters saved = clusters_off(h);
+  const int rp = plain == NULL ? 2 : harness_run_case(h, &c, why_plain, sizeof why_plain, plain);
+  expect_clusters(h, &c, 0);
+  clusters_back(h, &saved);
   cases += 2;
-  if (rc != 0 || rp != 0 || !path_seen || memcmp(clustered, plain, bytes) != 0) {
+  if (rc != 0 || rp != 0 || memcmp(clustered, plain, bytes) != 0) {
     harness_describe(&c, name, sizeof name);
-    printf("FAIL clustered/plain %s: results differ, failed or the paths not taken (%d %d %d) %s\n", name, rc, rp,
-           path_seen, why);
+    printf("FAIL clustered/plain %s: results differ or failed (%d %d) %s %s\n", name, rc, rp, why_clustered,
+           why_plain);
     failures++;
   }
   free(clustered);
@@ -289,15 +315,15 @@ static void same_bits_clustered_and_not(harness *h, lutmm_cuda_state *s, gemm_ca
  * on Hopper): 1024 x 1024 (one tile, 8 blocks of one unit), 2048 x 3000 (3
  * tiles of 16 units, 16 blocks each; the last tile's 15th column ragged,
  * its 16th past N), 4096 x 4096 (4 tiles of 32 units, 16 blocks of two);
- * every code width, every output dtype; exact and bound results, then the
- * same bits as without clusters. */
+ * every code width, every output dtype; exact and bound results, each
+ * call checked to have run as clusters, then the same bits as without. */
 static void skinny_clusters(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   printf("skinny_clusters: clusters held at once, by blocks a cluster:");
   for (int w = 2; w <= LUTMM_SKINNY_MAX_CLUSTER; w++) printf(" %d:%d", w, s->skinny_clusters[w]);
   printf("\n");
-  if (s->skinny_clusters[16] < 4) {
-    printf("skinny_clusters: the device holds no four clusters of 16 blocks (or LUTMM_CUDA_CLUSTERS=0): not run\n");
+  if (s->skinny_clusters[16] < 6) {
+    printf("skinny_clusters: the device holds no six clusters of 16 blocks (or LUTMM_CUDA_CLUSTERS=0): not run\n");
     return;
   }
   const int64_t shapes[3][2] = {{1024, 1024}, {2048, 3000}, {4096, 4096}};
@@ -309,13 +335,18 @@ static void skinny_clusters(harness *h) {
     gemm_case c = {bits, ms[bits % 5], shapes[i][0], shapes[i][1], bits % 2 ? 128 : 64, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F16, ys[bits % 3], 1, 0, 0, harness_next(&rng)};
     c.x_dtype = bits % 4 < 2 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
-    run_exact_and_bound(h, c);
+    run(h, &c);
+    expect_clusters(h, &c, 1);
+    c.exact = 0;
+    c.y_dtype = c.x_dtype;
+    run(h, &c);
+    expect_clusters(h, &c, 1);
   }
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 2; j++) {
       gemm_case c = {4 - 2 * j, j ? 8 : 1 + i, shapes[i][0], shapes[i][1], 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
                      LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
-      same_bits_clustered_and_not(h, s, c);
+      same_bits_clustered_and_not(h, c);
     }
 }
 

@@ -88,12 +88,13 @@ static void graph_case(harness *h, cudaStream_t stream, const gemm_case *c) {
   harness_release(&in);
 }
 
-/* The shapes of test_cuda_gemm that reach each path: 1024 x 8192 at M = 1
- * (where clusters do not add its cut columns) and 2048 x 28672 at M = 4
- * tag their partials when called eagerly; 4096 x 1000 at M = 8 and 16 cuts
- * each column among 16 blocks (shared reduction where launches are
- * cooperative; at M = 8, and 1024 x 8192 at M = 1, clusters of 16 and 8
- * blocks on a Hopper part, by lutmm_skinny_cluster_ways); 4096 x 2048 at M = 100 and 256 cuts
+/* The shapes of test_cuda_gemm that reach each path: 2048 x 28672 at M = 4
+ * tags its partials when called eagerly, and so does 1024 x 8192 at M = 1
+ * where no clusters add its cut columns (on a Hopper part clusters of 8
+ * blocks do, by lutmm_skinny_cluster_ways, except in the plain pass);
+ * 4096 x 1000 at M = 8 and 16 cuts each column among 16 blocks (shared
+ * reduction where launches are cooperative; at M = 8 on Hopper, clusters
+ * of 16 blocks); 4096 x 2048 at M = 100 and 256 cuts
  * tiles of the wide kernel (codes of up to 4 bits on Hopper; elsewhere the
  * tiled one); 6-bit codes at M = 100 (groups of 128) take two skinny
  * launches, at M = 300 (groups of 32) the tiled kernel; 1024 x 8192 at
