@@ -7,9 +7,34 @@
 #ifndef LUTMM_CUDA_CLUSTER_CUH
 #define LUTMM_CUDA_CLUSTER_CUH
 
+#include <cuda_runtime.h>
 #include <stdint.h>
 
 namespace lutmm_kernels {
+
+/* A launch of `grid` blocks of `threads` with `smem` bytes of dynamic
+ * shared memory, in clusters of `ways` blocks (no cluster attribute below
+ * 2), for cudaLaunchKernelExC and cudaOccupancyMaxActiveClusters. Built in
+ * place: `config` points at the object's own attribute. */
+struct cluster_launch {
+  cudaLaunchConfig_t config;
+  cudaLaunchAttribute cluster;
+
+  cluster_launch(unsigned grid, unsigned threads, size_t smem, cudaStream_t stream, int ways) : config(), cluster() {
+    config.gridDim = dim3(grid);
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = (unsigned)ways;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = ways > 1 ? 1 : 0;
+  }
+  cluster_launch(const cluster_launch &) = delete;
+  cluster_launch &operator=(const cluster_launch &) = delete;
+};
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 __device__ __forceinline__ uint32_t cluster_rank() {

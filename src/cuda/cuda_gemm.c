@@ -162,6 +162,17 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
       (int)lutmm_skinny_grid(m, p->atom_one_group, p->iters, p->n_tiles, s->sm_count, workspace_blocks(s, p));
   p->workspace = s->workspace;
   p->tickets = s->tickets;
+  p->shares_reduction = 0;
+  p->tagged = NULL;
+  p->cooperative = 0;
+  /* Cut columns added by clusters: no partials in global memory. */
+  p->cluster_ways =
+      clusters ? lutmm_skinny_cluster_ways(p->mb, p->atom_one_group, p->iters, p->n_tiles, p->grid, s->skinny_clusters)
+               : 0;
+  if (p->cluster_ways) {
+    p->grid = (int)(p->n_tiles * p->cluster_ways);
+    return;
+  }
   p->shares_reduction =
       s->cooperative && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);
   /* At most 8 partials a column: never a shared reduction (12 or more).
@@ -172,16 +183,6 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
                    !stream_capturing(s);
   p->tagged = tags ? s->tagged : NULL;
   p->cooperative = p->shares_reduction || p->tagged != NULL;
-  /* Or the cut columns added by clusters: no partials in global memory. */
-  p->cluster_ways =
-      clusters ? lutmm_skinny_cluster_ways(p->mb, p->atom_one_group, p->iters, p->n_tiles, p->grid, s->skinny_clusters)
-               : 0;
-  if (p->cluster_ways) {
-    p->grid = (int)(p->n_tiles * p->cluster_ways);
-    p->shares_reduction = 0;
-    p->tagged = NULL;
-    p->cooperative = 0;
-  }
 }
 
 /* Rows of X per skinny launch: 64 with one-row scales, else 32 (fewer

@@ -1093,7 +1093,7 @@ __device__ __noinline__ void add_cluster_share(const lutmm_cuda_gemm_params &p, 
     float sum = 0.0f;
 #pragma unroll
     for (int r = 0; r < MAX; r++)
-      if (r < ways) sum += got[r];
+      if (r < ways && !lutmm_fault_drop_partial(r)) sum += got[r];
     store_output(p.y, p.y_dtype, (int64_t)row * p.n + column, sum);
   }
   cluster_sync_relaxed();

@@ -79,20 +79,9 @@ const void *kernel_for(int mb, int bits, int one_row, int warps) {
 template <typename T>
 cudaError_t launch_clusters(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem) {
   if (p->mb != 1 || !p->atom_one_group || p->warps != lutmm_skinny_warps(1, p->bits)) return cudaErrorInvalidValue;
-  cudaLaunchConfig_t config = {};
-  cudaLaunchAttribute cluster = {};
-  config.gridDim = dim3((unsigned)p->grid);
-  config.blockDim = dim3(32 * (unsigned)p->warps);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = (unsigned)p->cluster_ways;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
+  const cluster_launch c((unsigned)p->grid, 32 * (unsigned)p->warps, smem, stream, p->cluster_ways);
   void *args[] = {(void *)p};
-  return cudaLaunchKernelExC(&config, cluster_kernel_for<T>(p->bits), args);
+  return cudaLaunchKernelExC(&c.config, cluster_kernel_for<T>(p->bits), args);
 }
 
 /* `smem_base`: the shared-window address where dynamic shared memory
@@ -157,18 +146,10 @@ cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
  * registers, or 12 of up to 168), so the 4-bit one answers for all. */
 template <typename T>
 cudaError_t max_clusters(int ways, uint32_t smem_base, int *count) {
-  cudaLaunchConfig_t config = {};
-  cudaLaunchAttribute cluster = {};
-  config.gridDim = dim3((unsigned)ways);
-  config.blockDim = dim3(32 * (unsigned)lutmm_skinny_warps(1, 4));
-  config.dynamicSmemBytes = lutmm_skinny_smem_bytes(smem_base, 4, 1, 1, lutmm_skinny_warps(1, 4));
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = (unsigned)ways;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  return cudaOccupancyMaxActiveClusters(count, cluster_kernel_for<T>(4), &config);
+  const int warps = lutmm_skinny_warps(1, 4);
+  const cluster_launch c((unsigned)ways, 32 * (unsigned)warps, lutmm_skinny_smem_bytes(smem_base, 4, 1, 1, warps), 0,
+                         ways);
+  return cudaOccupancyMaxActiveClusters(count, cluster_kernel_for<T>(4), &c.config);
 }
 
 }  // namespace skinny

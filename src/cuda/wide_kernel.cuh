@@ -563,31 +563,12 @@ const void *kernel_for(int bits, bool one_row, bool native, int tile_m, bool clu
   return kernel_for<T, 128>(bits, one_row, native);
 }
 
-/* A launch's configuration; clusters of p->cluster_ways blocks where set. */
-struct launch_config {
-  cudaLaunchConfig_t config;
-  cudaLaunchAttribute cluster;
-
-  launch_config(unsigned grid, size_t smem, cudaStream_t stream, int ways) : config(), cluster() {
-    config.gridDim = dim3(grid);
-    config.blockDim = dim3(THREADS);
-    config.dynamicSmemBytes = smem;
-    config.stream = stream;
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = (unsigned)ways;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    config.attrs = &cluster;
-    config.numAttrs = ways > 1 ? 1 : 0;
-  }
-};
-
 template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem) {
   void *args[] = {(void *)p};
   const bool native = p->scale_dtype == (int)compute<T>::kDtype;
   const void *kernel = kernel_for<T>(p->bits, p->atom_one_group != 0, native, p->tile_m, p->cluster_ways > 1);
-  const launch_config c((unsigned)p->grid, smem, stream, p->cluster_ways);
+  const cluster_launch c((unsigned)p->grid, THREADS, smem, stream, p->cluster_ways);
   return cudaLaunchKernelExC(&c.config, kernel, args);
 }
 
@@ -596,7 +577,7 @@ cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t 
  * instantiation answers for all). */
 template <typename T>
 cudaError_t max_clusters(int ways, size_t smem, int *count) {
-  const launch_config c((unsigned)ways, smem, 0, ways);
+  const cluster_launch c((unsigned)ways, THREADS, smem, 0, ways);
   return cudaOccupancyMaxActiveClusters(count, kernel_for<T>(4, true, false, 256, true), &c.config);
 }
 

@@ -377,6 +377,17 @@ static void skinny_cluster_ways(void) {
   CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 4, 64, fit) == 16);
   int none[LUTMM_SKINNY_MAX_CLUSTER + 1] = {0};
   CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 4, 64, none) == 0);   /* no clusters on the device */
+  /* The H100's and H200's counts (cudaOccupancyMaxActiveClusters): of the
+   * benchmark shapes at M = 1 only 4096 x 4096 takes clusters. */
+  const int hopper[LUTMM_SKINNY_MAX_CLUSTER + 1] = {0, 0, 66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7};
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 4, 64, hopper) == 16);   /* 4096 x 4096 */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 64, 8, 128, hopper) == 0);   /* 8192 x 8192: 9 ways, 72 blocks */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 224, 8, 128, hopper) == 0);  /* 28672 x 8192 */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 112, 4, 112, hopper) == 0);  /* 14336 x 4096 */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 14, 132, hopper) == 0);  /* 4096 x 14336: 8 ways, 112 blocks */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 64, 28, 132, hopper) == 0);  /* 8192 x 28672 */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 64, 1, 32, hopper) == 0);    /* 8192 x 1024: 16 blocks for 32 */
+  CHECK(lutmm_skinny_cluster_ways(1, 1, 40, 5, 66, hopper) == 16);   /* 5120 x 5120: 80 blocks for 66 */
   for (int bits = 1; bits <= 8; bits++)
     CHECK(LUTMM_SKINNY_RING(bits, 1, 1) * LUTMM_SKINNY_SLOT_BYTES(bits) >= 8u * 64u * sizeof(float));
 }
