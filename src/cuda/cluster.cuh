@@ -65,12 +65,6 @@ __device__ __forceinline__ uint32_t cluster_map(uint32_t address, uint32_t rank)
   return mapped;
 }
 
-__device__ __forceinline__ float cluster_load_float(uint32_t address) {
-  float v;
-  asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(address) : "memory");
-  return v;
-}
-
 __device__ __forceinline__ float4 cluster_load_float4(uint32_t address) {
   float4 v;
   asm volatile("ld.shared::cluster.v4.f32 {%0,%1,%2,%3}, [%4];\n"
@@ -89,10 +83,6 @@ __device__ __forceinline__ void cluster_sync_relaxed() { __trap(); }
 __device__ __forceinline__ uint32_t cluster_map(uint32_t, uint32_t) {
   __trap();
   return 0;
-}
-__device__ __forceinline__ float cluster_load_float(uint32_t) {
-  __trap();
-  return 0.0f;
 }
 __device__ __forceinline__ float4 cluster_load_float4(uint32_t) {
   __trap();

@@ -1069,32 +1069,55 @@ __device__ __forceinline__ void put_partial_in_ring(const lutmm_cuda_gemm_params
   for_each_partial<MB, 64>(p, row0, acc, [&](int at, float v) { part[at] = v; });
 }
 
+/* What a block's share of the cluster's addition needs, passed by value:
+ * read through a reference from the __noinline__ function (the parameters'
+ * generic address, the layout on the caller's stack) they cost a memory
+ * round trip before the barrier. */
+struct cluster_share {
+  void *y;
+  int64_t n;
+  int y_dtype, m, ways, tile;
+  lutmm_skinny_layout layout;
+};
+
+/* Every block of the cluster reads its share in runs of 4 elements (one
+ * 16-byte load from each block's ring, rank order from zero). The loads of a
+ * run go out together before any addition, and those past `ways` read the
+ * block's own ring instead of being predicated off: with a predicate for
+ * each load ptxas interleaved loads and additions, so a thread waited for
+ * the distributed-shared-memory round trip once per block (2 us at 16
+ * blocks on the H100, docs/PERF.md, change 51). */
 template <int MB, int BITS, bool ONE_ROW, int W>
-__device__ __noinline__ void add_cluster_share(const lutmm_cuda_gemm_params &p, const lutmm_skinny_layout &layout,
-                                               int tile) {
+__device__ __noinline__ void add_cluster_share(const cluster_share a) {
   using C = cfg<MB, BITS, W>;
-  constexpr int MAX = LUTMM_SKINNY_MAX_CLUSTER;
-  cluster_sync();
-  const int ways = p.cluster_ways, rank = (int)cluster_rank();
-  const int elements = (int)p.m * C::TILE_N;
-  const int end = (rank + 1) * elements / ways;
+  constexpr int MAX = LUTMM_SKINNY_MAX_CLUSTER, RUN = 4, ROW_RUNS = C::TILE_N / RUN;
+  const int rank = (int)cluster_rank(), runs = a.m * ROW_RUNS;
+  const int first = rank * runs / a.ways, end = (rank + 1) * runs / a.ways;
   uint32_t block_base[MAX]; /* this block's window address of dynamic shared memory, in every block */
 #pragma unroll
-  for (int r = 0; r < MAX; r++) block_base[r] = r < ways ? cluster_map(layout.x, (uint32_t)r) : 0u;
-  for (int e = rank * elements / ways + (int)threadIdx.x; e < end; e += C::THREADS) {
-    const int row = e / C::TILE_N, c = e % C::TILE_N, warp = c / 64;
-    const int64_t column = (int64_t)tile * C::TILE_N + c;
-    if (column >= p.n) continue; /* so is every column of an atom column past n_atoms */
-    const uint32_t offset = ring_of<MB, BITS, ONE_ROW>(layout, warp) - layout.x + (uint32_t)(row * 64 + c % 64) * 4u;
-    float got[MAX];
+  for (int r = 0; r < MAX; r++) block_base[r] = cluster_map(a.layout.x, (uint32_t)(r < a.ways ? r : rank));
+  cluster_sync();
+  for (int q = first + (int)threadIdx.x; q < end; q += C::THREADS) {
+    const int row = q / ROW_RUNS, c = RUN * (q % ROW_RUNS), warp = c / 64;
+    const int64_t column = (int64_t)a.tile * C::TILE_N + c;
+    if (column >= a.n) continue; /* so is every column of an atom column past n_atoms */
+    const uint32_t offset =
+        ring_of<MB, BITS, ONE_ROW>(a.layout, warp) - a.layout.x + (uint32_t)(row * 64 + c % 64) * 4u;
+    float4 got[MAX];
 #pragma unroll
-    for (int r = 0; r < MAX; r++)
-      if (r < ways) got[r] = cluster_load_float(block_base[r] + offset);
-    float sum = 0.0f;
+    for (int r = 0; r < MAX; r++) got[r] = cluster_load_float4(block_base[r] + offset);
+    float sum[RUN] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-    for (int r = 0; r < MAX; r++)
-      if (r < ways && !lutmm_fault_drop_partial(r)) sum += got[r];
-    store_output(p.y, p.y_dtype, (int64_t)row * p.n + column, sum);
+    for (int r = 0; r < MAX; r++) {
+      if (r >= a.ways || lutmm_fault_drop_partial(r)) continue;
+      sum[0] += got[r].x;
+      sum[1] += got[r].y;
+      sum[2] += got[r].z;
+      sum[3] += got[r].w;
+    }
+#pragma unroll
+    for (int e = 0; e < RUN; e++)
+      if (column + e < a.n) store_output(a.y, a.y_dtype, (int64_t)row * a.n + column + e, sum[e]);
   }
   cluster_sync_relaxed();
 }
@@ -1208,7 +1231,8 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
     }
   }
   cp_async_wait(0);
-  if constexpr (CLUSTER) add_cluster_share<MB, BITS, ONE_ROW, W>(p, layout, lo / (int)p.iters);
+  if constexpr (CLUSTER)
+    add_cluster_share<MB, BITS, ONE_ROW, W>({p.y, p.n, p.y_dtype, (int)p.m, p.cluster_ways, lo / (int)p.iters, layout});
   else if constexpr (TAGS_PARTIALS<MB>)
     if (p.tag != 0 && lo < hi) reduce_last_segment<MB, BITS, W>(p, lo, hi, warp, lane);
 }
