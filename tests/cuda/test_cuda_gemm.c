@@ -312,9 +312,11 @@ static void same_bits_clustered_and_not(harness *h, gemm_case c) {
 
 /* M <= 8 with one-row scales, where each tile's blocks run as a cluster
  * that adds its cut columns in shared memory (lutmm_skinny_cluster_ways;
- * on Hopper): 1024 x 1024 (one tile, 8 blocks of one unit), 2048 x 3000 (3
- * tiles of 16 units, 16 blocks each; the last tile's 15th column ragged,
- * its 16th past N), 4096 x 4096 (4 tiles of 32 units, 16 blocks of two);
+ * on Hopper): 1024 x 1024 (one tile, 8 blocks of one unit: a block also
+ * reads its own ring for the ranks past 8), 2048 x 3002 (3 tiles of 16
+ * units, 16 blocks each; the last tile's 15th column ragged, with a run of
+ * 4 elements that N cuts after its second, its 16th past N), 4096 x 4096
+ * (4 tiles of 32 units, 16 blocks of two);
  * every code width, every output dtype; exact and bound results, each
  * call checked to have run as clusters, then the same bits as without. */
 static void skinny_clusters(harness *h) {
@@ -326,7 +328,7 @@ static void skinny_clusters(harness *h) {
     printf("skinny_clusters: the device holds no six clusters of 16 blocks (or LUTMM_CUDA_CLUSTERS=0): not run\n");
     return;
   }
-  const int64_t shapes[3][2] = {{1024, 1024}, {2048, 3000}, {4096, 4096}};
+  const int64_t shapes[3][2] = {{1024, 1024}, {2048, 3002}, {4096, 4096}};
   const int64_t ms[] = {1, 2, 3, 5, 8};
   const lutmm_dtype ys[] = {LUTMM_DTYPE_F32, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16};
   uint64_t rng = 37;
