@@ -58,6 +58,14 @@ __device__ __forceinline__ void cluster_sync_relaxed() {
   asm volatile("barrier.cluster.arrive.relaxed;\nbarrier.cluster.wait;\n" ::: "memory");
 }
 
+/* The same barrier in its two halves, for work between them: after the
+ * arrival this thread touches no other block's shared memory, and no block
+ * of the cluster leaves the wait before all have arrived. */
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait;\n" ::: "memory"); }
+
 /* The address in block `rank`'s shared memory of this block's `address`. */
 __device__ __forceinline__ uint32_t cluster_map(uint32_t address, uint32_t rank) {
   uint32_t mapped;
@@ -80,6 +88,8 @@ __device__ __forceinline__ uint32_t cluster_rank() {
 }
 __device__ __forceinline__ void cluster_sync() { __trap(); }
 __device__ __forceinline__ void cluster_sync_relaxed() { __trap(); }
+__device__ __forceinline__ void cluster_arrive_relaxed() { __trap(); }
+__device__ __forceinline__ void cluster_wait() { __trap(); }
 __device__ __forceinline__ uint32_t cluster_map(uint32_t, uint32_t) {
   __trap();
   return 0;

@@ -73,7 +73,7 @@ static cudaError_t probe_wide(lutmm_cuda_state *s) {
 /* How many clusters of 2 .. LUTMM_WIDE_MAX_CLUSTER wide blocks and of
  * 2 .. LUTMM_SKINNY_MAX_CLUSTER skinny blocks the device holds at once,
  * for the tiles added by a cluster of their blocks (lutmm_wide_cluster_ways,
- * lutmm_skinny_cluster_ways); LUTMM_CUDA_CLUSTERS=0 leaves them all 0, so
+ * lutmm_skinny_cluster_plan); LUTMM_CUDA_CLUSTERS=0 leaves them all 0, so
  * that global memory carries every cut tile's partials. A failed query
  * (a device without clusters) only leaves that size unused. */
 static int cluster_count(cudaError_t err, int count) {
@@ -82,8 +82,19 @@ static int cluster_count(cudaError_t err, int count) {
   return 0;
 }
 
+/* Most clusters a skinny tile may take: LUTMM_CUDA_CLUSTER_GROUPS=1..8
+ * (1: only tiles one cluster adds whole, whose sums need no ticket), else
+ * LUTMM_SKINNY_MAX_CLUSTER_GROUPS. */
+static int read_cluster_groups(void) {
+  const char *env = getenv("LUTMM_CUDA_CLUSTER_GROUPS");
+  if (env == NULL || env[0] < '1' || env[0] > '0' + LUTMM_SKINNY_MAX_CLUSTER_GROUPS || env[1] != '\0')
+    return LUTMM_SKINNY_MAX_CLUSTER_GROUPS;
+  return env[0] - '0';
+}
+
 static void read_clusters(lutmm_cuda_state *s) {
   const char *env = getenv("LUTMM_CUDA_CLUSTERS");
+  s->skinny_cluster_groups = read_cluster_groups();
   if (env != NULL && strcmp(env, "0") == 0) return;
   for (int ways = 2; ways <= LUTMM_WIDE_MAX_CLUSTER && s->wide; ways++) {
     int count = 0;

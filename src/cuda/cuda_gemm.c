@@ -144,8 +144,8 @@ static int stream_capturing(const lutmm_cuda_state *s) {
 /* The skinny kernel (one launch per `m` <= 64 rows, every code width): X
  * in m8 blocks, one tile of W atom columns per unit row, two k-atoms per
  * unit, a Stream-K grid of lutmm_skinny_grid blocks, or (where `clusters`
- * allows) each tile's blocks in a cluster that adds its cut columns
- * (lutmm_skinny_cluster_ways). */
+ * allows) each tile's blocks in clusters that add its cut columns
+ * (lutmm_skinny_cluster_plan). */
 static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int clusters,
                         lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
@@ -165,12 +165,15 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   p->shares_reduction = 0;
   p->tagged = NULL;
   p->cooperative = 0;
-  /* Cut columns added by clusters: no partials in global memory. */
-  p->cluster_ways =
-      clusters ? lutmm_skinny_cluster_ways(p->mb, p->atom_one_group, p->iters, p->n_tiles, p->grid, s->skinny_clusters)
-               : 0;
+  /* Cut columns added by clusters (and, with several a tile, their sums
+   * by tickets in the workspace's partial slots). */
+  const lutmm_skinny_clusters plan =
+      lutmm_skinny_cluster_plan(p->mb, p->atom_one_group, m, p->iters, p->n_tiles, p->tile_n, p->grid,
+                                s->skinny_clusters, clusters ? s->skinny_cluster_groups : 0, 2 * workspace_blocks(s, p));
+  p->cluster_ways = plan.ways;
+  p->cluster_groups = plan.groups;
   if (p->cluster_ways) {
-    p->grid = (int)(p->n_tiles * p->cluster_ways);
+    p->grid = (int)(p->n_tiles * p->cluster_groups * p->cluster_ways);
     return;
   }
   p->shares_reduction =
@@ -271,6 +274,7 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
       err = launch_skinny(s, a, p);
     }
     s->last_skinny_cluster_ways = p->cluster_ways;
+    s->last_skinny_cluster_groups = p->cluster_groups;
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;

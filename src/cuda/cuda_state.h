@@ -33,7 +33,9 @@ typedef struct lutmm_cuda_state {
   /* Clusters of i blocks held at once; 0: none (or LUTMM_CUDA_CLUSTERS=0). */
   int wide_clusters[LUTMM_WIDE_MAX_CLUSTER + 1];
   int skinny_clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];
+  int skinny_cluster_groups;    /* most clusters a tile (LUTMM_CUDA_CLUSTER_GROUPS, default LUTMM_SKINNY_MAX_CLUSTER_GROUPS) */
   int last_skinny_cluster_ways; /* blocks a cluster of the last skinny launch (0: none); the tests read it */
+  int last_skinny_cluster_groups; /* and clusters a tile */
 } lutmm_cuda_state;
 
 static inline lutmm_cuda_state *lutmm_cuda_state_of(const lutmm_context *ctx) {

@@ -54,7 +54,8 @@ typedef struct lutmm_cuda_gemm_params {
   int acc_order;      /* wide kernel: partial tiles in accumulator order (lutmm_wide_partial_site), else row-major */
   int cluster_ways;   /* blocks of a cluster that add one tile's even parts in shared memory, 0 for none:
                        * wide kernel lutmm_wide_cluster_ways (else the fixup adds them), skinny kernel
-                       * lutmm_skinny_cluster_ways (else tickets or tags) */
+                       * lutmm_skinny_cluster_plan (else tickets or tags) */
+  int cluster_groups; /* skinny kernel with clusters: clusters a tile (more than one: their sums meet by tickets) */
   int mb;             /* skinny kernel: X rows held, in m8 blocks (1, 2, 4, 8); 0 = tiled kernel */
   int warps;          /* skinny kernel: warps per block (lutmm_skinny_warps_for) */
   int *tickets;       /* skinny kernel: per cut tile column, partials written so far (zero at the start and end) */
@@ -459,30 +460,75 @@ LUTMM_HD static inline int64_t lutmm_skinny_grid(int64_t m, int one_row, int64_t
   return fits < grid ? n_tiles : grid;
 }
 
-/* Skinny launches whose cut columns a thread block cluster adds: the M <= 8
- * kernels with one-row scales (the CLUSTER instantiations). Tile t's
- * `ways` blocks t·ways .. t·ways + ways − 1 each stream an even part of its
- * k range (lutmm_cuda_range_start over tiles · ways blocks), write their
- * partial tile into their own shared memory, and after a cluster barrier
- * each adds a share of the tile's elements from every block of the cluster
- * and writes Y: no partial crosses global memory, no ticket, no fence
- * (skinny_kernel.cuh, add_cluster_share). At most 16 blocks a cluster (a
- * size Hopper allows only to kernels that ask for it). */
+/* Skinny launches whose cut columns thread block clusters add: the M <= 8
+ * kernels with one-row scales (the CLUSTER instantiations). Each tile's k
+ * range is cut into `groups` × `ways` even parts (lutmm_cuda_range_start
+ * over tiles · groups · ways blocks); block (t·groups + g)·ways + i streams
+ * part g·ways + i of tile t and writes its partial tile into its own shared
+ * memory, and after a cluster barrier each block of the cluster adds a
+ * share of the tile's elements from every block of it (rank order from
+ * zero; skinny_kernel.cuh, add_cluster_share). One group writes Y there: no
+ * partial crosses global memory, no ticket, no fence. Several groups each
+ * write their share's sums into the workspace slot of the cluster and take
+ * a ticket for the share; the last of a share's `groups` blocks adds the
+ * groups' sums in group order and writes Y. At most 16 blocks a cluster (a
+ * size Hopper allows only to kernels that ask for it) and 8 clusters a
+ * tile (the last block's loads of a run go out together). */
 #define LUTMM_SKINNY_MAX_CLUSTER 16
-/* Blocks per cluster for a skinny launch of `mb` m8 blocks over `n_tiles`
- * tiles of `iters` units whose Stream-K grid would be `grid` blocks, where
- * `fit[w]` clusters of w blocks run at once (0: none): the most blocks
- * with every tile's cluster resident and at least one unit a block, if
- * that keeps all but a sixteenth of the Stream-K grid's blocks (fewer
- * blocks stream the weights on fewer SMs, which the cheaper reduction does
- * not repay: docs/HEURISTICS.md); else 0, the Stream-K launch. */
-LUTMM_HD static inline int lutmm_skinny_cluster_ways(int mb, int one_row, int64_t iters, int64_t n_tiles, int64_t grid,
-                                                     const int *fit) {
-  if (mb != 1 || !one_row) return 0;
-  int best = 0;
-  for (int ways = 2; ways <= LUTMM_SKINNY_MAX_CLUSTER && ways <= iters; ways++)
-    if (fit[ways] >= n_tiles) best = ways;
-  return best > 0 && best * n_tiles >= grid - grid / 16 ? best : 0;
+#define LUTMM_SKINNY_MAX_CLUSTER_GROUPS 8
+
+typedef struct lutmm_skinny_clusters {
+  int ways;   /* blocks a cluster; 0: no clusters (the Stream-K launch) */
+  int groups; /* clusters a tile */
+} lutmm_skinny_clusters;
+
+/* A tie with the Stream-K split (as long a longest part) takes several
+ * clusters a tile only where the last block of a share adds at most this
+ * many bytes of the groups' sums (groups · M · tile_n / ways fp32). On
+ * the H100 (docs/PERF.md, change 52; two machine units) 2-block clusters of
+ * 8 groups ran 0-6.6 % faster than the Stream-K split at M <= 2 (16 and 32
+ * KiB), -1.8 to +1.6 % at M = 4 (64 KiB) and up to 9 % slower at M = 8
+ * (128 KiB), where the Stream-K launch shares its columns' reduction among
+ * their blocks. */
+#define LUTMM_SKINNY_TIE_GROUP_SUMS_BYTES ((int64_t)32 * 1024)
+
+/* Clusters for a skinny launch of `m` rows in `mb` m8 blocks over
+ * `n_tiles` tiles of `tile_n` columns and `iters` units whose Stream-K grid
+ * would be `grid` blocks, where `fit[w]` clusters of w blocks run at once
+ * (0: none), at most `most_groups` clusters a tile, and the workspace holds
+ * `slots` partial tiles (the groups' sums). Every cluster is resident at
+ * once and every block takes at least one unit. A plan pays if its
+ * longest part is shorter than the Stream-K split's longest range, or if
+ * it keeps all but a sixteenth of the Stream-K grid's blocks (fewer blocks
+ * stream the weights on fewer SMs, which the cheaper reduction does not
+ * repay: docs/HEURISTICS.md) and, with several groups, its shares' sums
+ * are small (LUTMM_SKINNY_TIE_GROUP_SUMS_BYTES). Of the plans that pay,
+ * the one whose longest part is shortest, then the one of fewest groups
+ * (one group needs no ticket), then of most blocks a cluster; else none. */
+LUTMM_HD static inline lutmm_skinny_clusters lutmm_skinny_cluster_plan(int mb, int one_row, int64_t m, int64_t iters,
+                                                                       int64_t n_tiles, int tile_n, int64_t grid,
+                                                                       const int *fit, int most_groups, int64_t slots) {
+  lutmm_skinny_clusters best = {0, 0};
+  if (mb != 1 || !one_row || grid < 1) return best;
+  const int64_t stream_k_longest = (n_tiles * iters + grid - 1) / grid;
+  int64_t best_longest = 0;
+  for (int groups = 1; groups <= most_groups && groups <= LUTMM_SKINNY_MAX_CLUSTER_GROUPS; groups++) {
+    if (groups > 1 && n_tiles * groups > slots) break;
+    int ways = LUTMM_SKINNY_MAX_CLUSTER; /* the most blocks a cluster for this many groups */
+    while (ways >= 2 && ((int64_t)groups * ways > iters || fit[ways] < n_tiles * groups)) ways--;
+    if (ways < 2) continue;
+    const int64_t longest = (iters + (int64_t)groups * ways - 1) / ((int64_t)groups * ways);
+    const int64_t sums_bytes = (int64_t)groups * m * tile_n / ways * 4;
+    const int pays = longest < stream_k_longest ||
+                     (n_tiles * groups * ways >= grid - grid / 16 &&
+                      (groups == 1 || sums_bytes <= LUTMM_SKINNY_TIE_GROUP_SUMS_BYTES));
+    if (pays && (best.ways == 0 || longest < best_longest)) {
+      best.ways = ways;
+      best.groups = groups;
+      best_longest = longest;
+    }
+  }
+  return best;
 }
 
 /* Warps per skinny block for weights of `atoms` 64 x 64 atoms on a device

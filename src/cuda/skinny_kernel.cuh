@@ -39,10 +39,12 @@
  * ({launch tag, fp32}, one 64-bit store each, no fence) and the column's
  * first contributor polls them at the end of its range until all carry the
  * launch's tag, then adds them in the same order (reduce_tagged).
- * The CLUSTER kernels (M <= 8, one-row scales; lutmm_skinny_cluster_ways)
- * run each tile's blocks as a thread block cluster, one part of the tile a
- * block, and add the parts in the blocks' shared memory: no partial, ticket
- * or tag in global memory (add_cluster_share). */
+ * The CLUSTER kernels (M <= 8, one-row scales; lutmm_skinny_cluster_plan)
+ * run each tile's blocks as one or more thread block clusters, one part of
+ * the tile a block, and add a cluster's parts in its blocks' shared memory
+ * (add_cluster_share): with one cluster a tile no partial, ticket or tag in
+ * global memory; with several, each cluster's sums meet by one ticket a
+ * share (add_group_sums). */
 #ifndef LUTMM_CUDA_SKINNY_KERNEL_CUH
 #define LUTMM_CUDA_SKINNY_KERNEL_CUH
 
@@ -1045,15 +1047,17 @@ __device__ __forceinline__ uint32_t ring_of(const lutmm_skinny_layout &l, int wa
   return (uint32_t)warp < l.gap_warps ? l.gap + (uint32_t)warp * BYTES : l.above + ((uint32_t)warp - l.gap_warps) * BYTES;
 }
 
-/* ---- Cut columns added by a thread block cluster (CLUSTER kernels, M <= 8,
- * one-row scales; lutmm_skinny_cluster_ways): the p.cluster_ways blocks of
- * one tile each hold one segment, a part of its k range. Each warp writes
- * its column's partial into its own ring, which no copy fills any more:
- * rows below M of 64 fp32 each (at most 2 KiB, the smallest ring's bytes).
- * After a cluster barrier block r adds share r of the tile's elements, in
- * row-major order, from every block's rings in block order from zero (the
- * ticket reduction's order) and writes them to Y; a last barrier keeps
- * every block's rings until all shares are read. */
+/* ---- Cut columns added by thread block clusters (CLUSTER kernels, M <= 8,
+ * one-row scales; lutmm_skinny_cluster_plan): each of the p.cluster_ways
+ * blocks of a cluster holds one segment, a part of its tile's k range
+ * (p.cluster_groups clusters a tile). Each warp writes its column's partial
+ * into its own ring, which no copy fills any more: rows below M of 64 fp32
+ * each (at most 2 KiB, the smallest ring's bytes). After a cluster barrier
+ * block r adds share r of the tile's elements, in row-major order, from
+ * every block's rings in block order from zero (the ticket reduction's
+ * order) and writes them to Y, or with several clusters a tile to the
+ * cluster's workspace slot for add_group_sums; a last barrier keeps every
+ * block's rings until all shares are read. */
 template <int MB, int BITS, bool ONE_ROW>
 __device__ __forceinline__ void put_partial_in_ring(const lutmm_cuda_gemm_params &p, uint8_t *ring_bytes, int lane,
                                                     const float (&acc)[MB][4][4]) {
@@ -1080,46 +1084,150 @@ struct cluster_share {
   lutmm_skinny_layout layout;
 };
 
-/* Every block of the cluster reads its share in runs of 4 elements (one
- * 16-byte load from each block's ring, rank order from zero). The loads of a
- * run go out together before any addition, and those past `ways` read the
- * block's own ring instead of being predicated off: with a predicate for
- * each load ptxas interleaved loads and additions, so a thread waited for
- * the distributed-shared-memory round trip once per block (2 us at 16
- * blocks on the H100, docs/PERF.md, change 51). */
+/* This block's runs of 4 elements, [first, end) of the tile's M · TILE_N / 4
+ * (row-major), and every block's window address of dynamic shared memory,
+ * read after the cluster barrier that publishes all the partials. Ranks
+ * past the cluster's size map to this block itself (see cluster_run_sum). */
+struct cluster_runs {
+  int first, end;
+  uint32_t block_base[LUTMM_SKINNY_MAX_CLUSTER];
+};
+
+template <int MB, int BITS, int W>
+__device__ __forceinline__ cluster_runs meet_cluster(const cluster_share &a) {
+  using C = cfg<MB, BITS, W>;
+  const int rank = (int)cluster_rank(), runs = a.m * (C::TILE_N / 4);
+  cluster_runs r;
+  r.first = rank * runs / a.ways;
+  r.end = (rank + 1) * runs / a.ways;
+#pragma unroll
+  for (int b = 0; b < LUTMM_SKINNY_MAX_CLUSTER; b++) r.block_base[b] = cluster_map(a.layout.x, (uint32_t)(b < a.ways ? b : rank));
+  cluster_sync();
+  return r;
+}
+
+/* The sum of the run at (row, c) over the cluster's blocks, in rank order
+ * from zero. The loads go out together before any addition, and those past
+ * `ways` read the block's own ring instead of being predicated off: with a
+ * predicate for each load ptxas interleaved loads and additions, so a
+ * thread waited for the distributed-shared-memory round trip once per block
+ * (2 us at 16 blocks on the H100, docs/PERF.md, change 51). */
+template <int MB, int BITS, bool ONE_ROW>
+__device__ __forceinline__ float4 cluster_run_sum(const cluster_share &a, const cluster_runs &r, int row, int c) {
+  constexpr int MAX = LUTMM_SKINNY_MAX_CLUSTER;
+  const uint32_t offset =
+      ring_of<MB, BITS, ONE_ROW>(a.layout, c / 64) - a.layout.x + (uint32_t)(row * 64 + c % 64) * 4u;
+  float4 got[MAX];
+#pragma unroll
+  for (int b = 0; b < MAX; b++) got[b] = cluster_load_float4(r.block_base[b] + offset);
+  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+  for (int b = 0; b < MAX; b++) {
+    if (b >= a.ways || lutmm_fault_drop_partial(b)) continue;
+    sum.x += got[b].x;
+    sum.y += got[b].y;
+    sum.z += got[b].z;
+    sum.w += got[b].w;
+  }
+  return sum;
+}
+
+/* Run sum `v` of the tile's columns from `column` to Y, those below N. */
+__device__ __forceinline__ void store_run(const cluster_share &a, int row, int64_t column, float4 v) {
+  const float sum[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int e = 0; e < 4; e++)
+    if (column + e < a.n) store_output(a.y, a.y_dtype, (int64_t)row * a.n + column + e, sum[e]);
+}
+
+/* One cluster a tile: every block of it adds its runs from all the blocks'
+ * rings and writes them to Y; the relaxed barrier at the end keeps each
+ * block's rings until all have read them. */
 template <int MB, int BITS, bool ONE_ROW, int W>
 __device__ __noinline__ void add_cluster_share(const cluster_share a) {
   using C = cfg<MB, BITS, W>;
-  constexpr int MAX = LUTMM_SKINNY_MAX_CLUSTER, RUN = 4, ROW_RUNS = C::TILE_N / RUN;
-  const int rank = (int)cluster_rank(), runs = a.m * ROW_RUNS;
-  const int first = rank * runs / a.ways, end = (rank + 1) * runs / a.ways;
-  uint32_t block_base[MAX]; /* this block's window address of dynamic shared memory, in every block */
-#pragma unroll
-  for (int r = 0; r < MAX; r++) block_base[r] = cluster_map(a.layout.x, (uint32_t)(r < a.ways ? r : rank));
-  cluster_sync();
-  for (int q = first + (int)threadIdx.x; q < end; q += C::THREADS) {
-    const int row = q / ROW_RUNS, c = RUN * (q % ROW_RUNS), warp = c / 64;
+  constexpr int ROW_RUNS = C::TILE_N / 4;
+  const cluster_runs r = meet_cluster<MB, BITS, W>(a);
+  for (int q = r.first + (int)threadIdx.x; q < r.end; q += C::THREADS) {
+    const int row = q / ROW_RUNS, c = 4 * (q % ROW_RUNS);
     const int64_t column = (int64_t)a.tile * C::TILE_N + c;
     if (column >= a.n) continue; /* so is every column of an atom column past n_atoms */
-    const uint32_t offset =
-        ring_of<MB, BITS, ONE_ROW>(a.layout, warp) - a.layout.x + (uint32_t)(row * 64 + c % 64) * 4u;
-    float4 got[MAX];
-#pragma unroll
-    for (int r = 0; r < MAX; r++) got[r] = cluster_load_float4(block_base[r] + offset);
-    float sum[RUN] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-    for (int r = 0; r < MAX; r++) {
-      if (r >= a.ways || lutmm_fault_drop_partial(r)) continue;
-      sum[0] += got[r].x;
-      sum[1] += got[r].y;
-      sum[2] += got[r].z;
-      sum[3] += got[r].w;
-    }
-#pragma unroll
-    for (int e = 0; e < RUN; e++)
-      if (column + e < a.n) store_output(a.y, a.y_dtype, (int64_t)row * a.n + column + e, sum[e]);
+    store_run(a, row, column, cluster_run_sum<MB, BITS, ONE_ROW>(a, r, row, c));
   }
   cluster_sync_relaxed();
+}
+
+/* Several clusters a tile (groups): what their shares' meeting adds. */
+struct cluster_groups {
+  float *sums;  /* the workspace's partial slots, one a cluster (tile · groups + group) */
+  int *tickets; /* one a share (tile · ways + rank) */
+  int groups;
+};
+
+/* The last of a share's `groups` blocks (one a cluster of the tile, the
+ * same rank in each) adds the groups' sums of the share in group order
+ * from zero and writes Y: every block has stored its sums into its
+ * cluster's slot and takes the share's ticket, and the one that sees the
+ * last count puts it back to zero. Its loads of a run go out together,
+ * those past `groups` reading group 0 again rather than being predicated
+ * off (as cluster_run_sum). */
+template <int MB, int BITS, int W>
+__device__ __forceinline__ void add_group_sums(const cluster_share &a, const cluster_groups &g, const cluster_runs &r) {
+  using C = cfg<MB, BITS, W>;
+  constexpr int MAX = LUTMM_SKINNY_MAX_CLUSTER_GROUPS, ROW_RUNS = C::TILE_N / 4;
+  constexpr size_t SLOT = (size_t)C::ROWS * C::TILE_N;
+  int *ticket = g.tickets + (size_t)a.tile * a.ways + cluster_rank();
+  int last = 0;
+  __syncthreads(); /* every thread's sums stored before thread 0's release */
+  if (threadIdx.x == 0) {
+    last = ticket_add_acq_rel(ticket) == g.groups - 1;
+    if (last) *ticket = 0; /* every block of this share has counted */
+  }
+  if (!__syncthreads_or(last)) return; /* the other threads' loads after thread 0's acquire */
+  const float *tile_sums = g.sums + (size_t)a.tile * g.groups * SLOT;
+  for (int q = r.first + (int)threadIdx.x; q < r.end; q += C::THREADS) {
+    const int row = q / ROW_RUNS, c = 4 * (q % ROW_RUNS);
+    const int64_t column = (int64_t)a.tile * C::TILE_N + c;
+    if (column >= a.n) continue;
+    const size_t offset = (size_t)row * C::TILE_N + c;
+    float4 got[MAX];
+#pragma unroll
+    for (int k = 0; k < MAX; k++)
+      got[k] = __ldcg((const float4 *)(tile_sums + (size_t)(k < g.groups ? k : 0) * SLOT + offset));
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (int k = 0; k < MAX; k++) {
+      if (k >= g.groups || lutmm_fault_drop_partial(k)) continue;
+      sum.x += got[k].x;
+      sum.y += got[k].y;
+      sum.z += got[k].z;
+      sum.w += got[k].w;
+    }
+    store_run(a, row, column, sum);
+  }
+}
+
+/* Several clusters a tile: every block of a cluster adds its runs from all
+ * the blocks' rings into its cluster's workspace slot, arrives at the
+ * cluster's last barrier (it reads no ring after that), meets the other
+ * clusters' blocks of its rank through the share's ticket
+ * (add_group_sums), and only then waits at that barrier, keeping its own
+ * rings for the others. */
+template <int MB, int BITS, bool ONE_ROW, int W>
+__device__ __noinline__ void add_cluster_group_share(const cluster_share a, const cluster_groups g) {
+  using C = cfg<MB, BITS, W>;
+  constexpr int ROW_RUNS = C::TILE_N / 4;
+  const cluster_runs r = meet_cluster<MB, BITS, W>(a);
+  const int group = (int)blockIdx.x / a.ways % g.groups;
+  float *sums = g.sums + ((size_t)a.tile * g.groups + group) * ((size_t)C::ROWS * C::TILE_N);
+  for (int q = r.first + (int)threadIdx.x; q < r.end; q += C::THREADS) {
+    const int row = q / ROW_RUNS, c = 4 * (q % ROW_RUNS);
+    if ((int64_t)a.tile * C::TILE_N + c >= a.n) continue;
+    __stcg((float4 *)(sums + (size_t)row * C::TILE_N + c), cluster_run_sum<MB, BITS, ONE_ROW>(a, r, row, c));
+  }
+  cluster_arrive_relaxed();
+  add_group_sums<MB, BITS, W>(a, g, r);
+  cluster_wait();
 }
 
 template <typename T, int MB, int BITS, bool ONE_ROW, int W, bool CLUSTER>
@@ -1231,9 +1339,13 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
     }
   }
   cp_async_wait(0);
-  if constexpr (CLUSTER)
-    add_cluster_share<MB, BITS, ONE_ROW, W>({p.y, p.n, p.y_dtype, (int)p.m, p.cluster_ways, lo / (int)p.iters, layout});
-  else if constexpr (TAGS_PARTIALS<MB>)
+  if constexpr (CLUSTER) {
+    const cluster_share share = {p.y, p.n, p.y_dtype, (int)p.m, p.cluster_ways, lo / (int)p.iters, layout};
+    if (p.cluster_groups > 1)
+      add_cluster_group_share<MB, BITS, ONE_ROW, W>(share, {p.workspace, p.tickets, p.cluster_groups});
+    else
+      add_cluster_share<MB, BITS, ONE_ROW, W>(share);
+  } else if constexpr (TAGS_PARTIALS<MB>)
     if (p.tag != 0 && lo < hi) reduce_last_segment<MB, BITS, W>(p, lo, hi, warp, lane);
 }
 

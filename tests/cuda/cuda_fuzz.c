@@ -14,7 +14,7 @@
 
 typedef struct tally {
   long cases, exact, bound, failures;
-  long m_bins[5], bits[9], x_dtype[3], whole_column, tiny, wide_w;
+  long m_bins[5], bits[9], x_dtype[3], whole_column, tiny, wide_w, deep_k;
   long long max_m, max_k, max_n;
 } tally;
 
@@ -40,9 +40,16 @@ static void random_case(uint64_t *s, long index, gemm_case *c) {
   /* One case in 16 over W wider than 4096 columns with a short K: on
    * Hopper the wide kernel's 64-row tiles (M = 33..64) take only such W. */
   const int wide_w = harness_pick(s, 16) == 0;
-  c->n = wide_w ? 4097 + harness_pick(s, 1024) : 1 + harness_pick(s, harness_pick(s, 4) == 0 ? 700 : 200);
+  /* One in 16 of the others over a long K and at most 1100 columns: on
+   * Hopper, tiles cut among several clusters (lutmm_skinny_cluster_plan),
+   * else columns cut among many blocks. */
+  const int deep = !wide_w && harness_pick(s, 16) == 0;
+  c->n = wide_w ? 4097 + harness_pick(s, 1024)
+         : deep ? 1 + harness_pick(s, 1100)
+                : 1 + harness_pick(s, harness_pick(s, 4) == 0 ? 700 : 200);
   /* K: multiples of 16 with real groups, or any value with one group. */
   if (wide_w) c->k = 16 * (1 + harness_pick(s, 7));
+  else if (deep) c->k = 64 * (32 + harness_pick(s, 193));
   else c->k = harness_pick(s, 3) == 0 ? 1 + harness_pick(s, 600) : 16 * (1 + harness_pick(s, 64));
   c->group_size = c->k % 16 == 0 ? harness_group_for(s, c->k) : 0;
   while (c->m * c->k * c->n > 40000000) c->m = c->m / 2 + 1;
@@ -65,6 +72,7 @@ static void count(tally *t, const gemm_case *c) {
   if (c->group_size == 0) t->whole_column++;
   if (c->tiny_scales) t->tiny++;
   if (c->n > 4096) t->wide_w++;
+  if (c->k >= 2048) t->deep_k++;
   if (c->m > t->max_m) t->max_m = c->m;
   if (c->k > t->max_k) t->max_k = c->k;
   if (c->n > t->max_n) t->max_n = c->n;
@@ -77,8 +85,8 @@ static void report(const tally *t, double seconds) {
          t->m_bins[2], t->m_bins[3], t->max_m, t->max_k, t->max_n);
   printf("bits:");
   for (int b = 1; b <= 8; b++) printf(" %d:%ld", b, t->bits[b]);
-  printf("; x fp16 %ld bf16 %ld; whole-column groups %ld; tiny scales %ld; N over 4096 %ld\n", t->x_dtype[1],
-         t->x_dtype[2], t->whole_column, t->tiny, t->wide_w);
+  printf("; x fp16 %ld bf16 %ld; whole-column groups %ld; tiny scales %ld; N over 4096 %ld; K of 2048 and more %ld\n",
+         t->x_dtype[1], t->x_dtype[2], t->whole_column, t->tiny, t->wide_w, t->deep_k);
 }
 
 int main(int argc, char **argv) {

@@ -10,8 +10,8 @@
  * weights large enough for the skinny kernel's 12-warp blocks, tagged
  * partials (across the wrap of their launch tags, and the same bits as the
  * plain launches' tickets), cut columns added by clusters (and the same
- * bits without them), the wide kernel's cut tiles, and run-to-run
- * determinism. Exit 77 without a device. */
+ * bits without them) and by several clusters a tile, the wide kernel's cut
+ * tiles, and run-to-run determinism. Exit 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,10 +110,12 @@ static void stream_k_shapes(harness *h) {
 
 /* Few columns over a long K at M <= 2: the planner cuts each column among
  * up to 64 blocks (plan_skinny), so the last contributor adds that many
- * partials. */
+ * partials. Skinny clusters, which would cut the first two shapes' tiles
+ * among clusters on Hopper, are off. */
 static void deep_columns(harness *h) {
   const int64_t shapes[3][2] = {{8192, 1024}, {14336, 4096}, {8192, 64}};
   uint64_t rng = 11;
+  const saved_clusters saved = clusters_off(h);
   for (int i = 0; i < 3; i++)
     for (int64_t m = 1; m <= 2; m++) {
       gemm_case c = {i == 1 ? 4 : 2 + (int)m, m, shapes[i][0], shapes[i][1], i == 2 ? 32 : 128, LUTMM_DTYPE_F16,
@@ -121,6 +123,7 @@ static void deep_columns(harness *h) {
       c.x_dtype = m == 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
       run_exact_and_bound(h, c);
     }
+  clusters_back(h, &saved);
 }
 
 /* M >= 3 over few columns and a long K: each column is cut among 16
@@ -286,6 +289,17 @@ static void expect_clusters(harness *h, const gemm_case *c, int clustered) {
   failures++;
 }
 
+/* Whether the last call ran as `ways` blocks a cluster, `groups` clusters a tile. */
+static void expect_cluster_plan(harness *h, const gemm_case *c, int ways, int groups) {
+  const lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  char name[160];
+  if (s->last_skinny_cluster_ways == ways && s->last_skinny_cluster_groups == groups) return;
+  harness_describe(c, name, sizeof name);
+  printf("FAIL %s: ran %d blocks a cluster, %d clusters a tile (expected %d, %d)\n", name,
+         s->last_skinny_cluster_ways, s->last_skinny_cluster_groups, ways, groups);
+  failures++;
+}
+
 /* Case c (general inputs) through clusters and through the launch without
  * them, whose Stream-K split is the same where every block takes as many
  * units as the cluster's parts: the same bits. */
@@ -352,6 +366,50 @@ static void skinny_clusters(harness *h) {
     }
 }
 
+/* Tiles cut among several clusters (lutmm_skinny_cluster_plan with the
+ * H100's and H200's counts: 7 clusters of 16 blocks, 66 of 2), whose
+ * shares' sums meet by tickets in the workspace: 4096 x 1024 (2 clusters of
+ * 16 blocks of one unit), 8192 x 1002 (4; the last atom column ragged, a
+ * run of 4 that N cuts after its second element), 14336 x 1024 (7: the
+ * last block's loads past the 7th read group 0 again), 4096 x 8192 (8
+ * tiles of 8 clusters of 2 blocks: tickets of many tiles; 7-bit codes'
+ * 768-column tiles make it 11 tiles of 6; M <= 2, as beyond that this
+ * tie with the Stream-K split goes to it); every code width, M = 1..8,
+ * every output dtype, exact and bound. Each call is
+ * checked to have run so; the groups' order of addition is the same from
+ * run to run (determinism's case, 8192 x 2048 at M = 8, is 2 clusters of
+ * 16). */
+static void skinny_cluster_groups(harness *h) {
+  const lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  if (s->skinny_clusters[16] != 7 || s->skinny_clusters[2] != 66 || s->skinny_cluster_groups < 8) {
+    printf("skinny_cluster_groups: the device's cluster counts are not the H100's (or clusters are off): not run\n");
+    return;
+  }
+  /* K, N, then ways and groups with 16-warp tiles (1024 columns) and with
+   * the 12-warp tiles of 7- and 8-bit codes (768 columns) */
+  const int64_t shapes[4][6] = {{4096, 1024, 16, 2, 16, 2},
+                                {8192, 1002, 16, 4, 16, 2},
+                                {14336, 1024, 16, 7, 8, 7},
+                                {4096, 8192, 2, 8, 2, 6}};
+  const int64_t ms[] = {1, 2, 3, 5, 8};
+  const lutmm_dtype ys[] = {LUTMM_DTYPE_F32, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16};
+  uint64_t rng = 41;
+  for (int bits = 1; bits <= 8; bits++) {
+    const int i = bits % 4;
+    gemm_case c = {bits, ms[bits % 5], shapes[i][0], shapes[i][1], 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+                   ys[bits % 3], 1, 0, 0, harness_next(&rng)};
+    c.x_dtype = bits % 4 < 2 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
+    if (i == 3 && c.m > 2) c.m = 2; /* a tie with the Stream-K split: several groups only while their sums are small */
+    const int64_t *plan = shapes[i] + (bits >= 7 ? 4 : 2);
+    run(h, &c);
+    expect_cluster_plan(h, &c, (int)plan[0], (int)plan[1]);
+    c.exact = 0;
+    c.y_dtype = c.x_dtype;
+    run(h, &c);
+    expect_cluster_plan(h, &c, (int)plan[0], (int)plan[1]);
+  }
+}
+
 /* Case c (general inputs: the order of additions shows) run twice: both
  * pass and give identical bits. */
 static void same_bits_twice(harness *h, gemm_case c) {
@@ -412,6 +470,7 @@ int main(void) {
   small_workspace(&h);
   tagged_partials(&h);
   skinny_clusters(&h);
+  skinny_cluster_groups(&h);
   wide_cut_tiles(&h);
   determinism(&h);
   harness_close(&h);

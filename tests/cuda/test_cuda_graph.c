@@ -91,10 +91,10 @@ static void graph_case(harness *h, cudaStream_t stream, const gemm_case *c) {
 /* The shapes of test_cuda_gemm that reach each path: 2048 x 28672 at M = 4
  * tags its partials when called eagerly, and so does 1024 x 8192 at M = 1
  * where no clusters add its cut columns (on a Hopper part clusters of 8
- * blocks do, by lutmm_skinny_cluster_ways, except in the plain pass);
+ * blocks do, by lutmm_skinny_cluster_plan, except in the plain pass);
  * 4096 x 1000 at M = 8 and 16 cuts each column among 16 blocks (shared
- * reduction where launches are cooperative; at M = 8 on Hopper, clusters
- * of 16 blocks); 4096 x 2048 at M = 100 and 256 cuts
+ * reduction where launches are cooperative; at M = 8 on Hopper, two
+ * clusters of 16 blocks whose sums meet by tickets); 4096 x 2048 at M = 100 and 256 cuts
  * tiles of the wide kernel (codes of up to 4 bits on Hopper; elsewhere the
  * tiled one); 6-bit codes at M = 100 (groups of 128) take two skinny
  * launches, at M = 300 (groups of 32) the tiled kernel; 1024 x 8192 at

@@ -353,41 +353,90 @@ static void wide_cluster_ways(void) {
     }
 }
 
-/* The skinny cluster rule (lutmm_skinny_cluster_ways), with a device that
- * holds `fit[w]` clusters of w blocks: the most blocks per tile whose
- * clusters all run at once, if they keep the Stream-K grid's blocks but a
- * sixteenth; and that every cluster kernel's ring holds its warp's
- * 8-row partial. */
-static void skinny_cluster_ways(void) {
+/* Whether lutmm_skinny_cluster_plan at M = 1 over tiles of 1024 columns
+ * (plan_m: M rows) gives `ways` blocks a cluster and `g` clusters a tile. */
+static int plan_m(int64_t m, int64_t iters, int64_t tiles, int64_t grid, const int *fit, int groups, int64_t slots,
+                  int ways, int g) {
+  const lutmm_skinny_clusters c = lutmm_skinny_cluster_plan(1, 1, m, iters, tiles, 1024, grid, fit, groups, slots);
+  return c.ways == ways && c.groups == g;
+}
+static int plan_is(int64_t iters, int64_t tiles, int64_t grid, const int *fit, int groups, int64_t slots, int ways,
+                   int g) {
+  return plan_m(1, iters, tiles, grid, fit, groups, slots, ways, g);
+}
+
+/* The skinny cluster rule (lutmm_skinny_cluster_plan), with a device that
+ * holds `fit[w]` clusters of w blocks: the shortest longest part whose
+ * clusters all run at once, then the fewest clusters a tile, then the most
+ * blocks a cluster; taken if that part is shorter than the Stream-K
+ * split's longest range or the blocks keep the Stream-K grid's but a
+ * sixteenth. And that every cluster kernel's ring holds its warp's 8-row
+ * partial. */
+static void skinny_cluster_plan(void) {
+  const int64_t room = 1 << 20; /* partial slots for every group */
   int fit[LUTMM_SKINNY_MAX_CLUSTER + 1] = {0};
   for (int w = 2; w <= LUTMM_SKINNY_MAX_CLUSTER; w++) fit[w] = 132 / w; /* one GPC-free count */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 4, 64, fit) == 16);    /* 4096^2 M = 1: 64 blocks either way */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 224, 8, 128, fit) == 16);  /* 28672 x 8192 */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 112, 4, 112, fit) == 0);   /* 14336 x 4096: 64 blocks for 112 */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 14, 132, fit) == 9);   /* 4096 x 14336: 126 blocks for 132 */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 64, 28, 132, fit) == 0);   /* 8192 x 28672: 112 blocks for 132 */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 4, 1, 4, fit) == 4);       /* a part a unit at most */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 1, 1, 1, fit) == 0);       /* nothing to cut */
-  CHECK(lutmm_skinny_cluster_ways(2, 1, 32, 4, 64, fit) == 0);     /* M > 8: no such kernel */
-  CHECK(lutmm_skinny_cluster_ways(1, 0, 32, 4, 64, fit) == 0);     /* per-slab scales: none either */
-  fit[16] = 7;                                                     /* a GPC short of 16 free SMs */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 64, 8, 128, fit) == 15);   /* 8192^2: 120 blocks, 128 less a sixteenth */
+  CHECK(plan_is(32, 4, 64, fit, 1, room, 16, 1));     /* 4096^2 M = 1: 64 blocks either way */
+  CHECK(plan_is(224, 8, 128, fit, 1, room, 16, 1));   /* 28672 x 8192 */
+  CHECK(plan_is(112, 4, 112, fit, 1, room, 0, 0));    /* 14336 x 4096: 64 blocks for 112 */
+  CHECK(plan_is(32, 14, 132, fit, 1, room, 9, 1));    /* 4096 x 14336: 126 blocks for 132 */
+  CHECK(plan_is(64, 28, 132, fit, 1, room, 0, 0));    /* 8192 x 28672: 112 blocks for 132 */
+  CHECK(plan_is(4, 1, 4, fit, 8, room, 4, 1));        /* a part a unit at most */
+  CHECK(plan_is(1, 1, 1, fit, 8, room, 0, 0));        /* nothing to cut */
+  CHECK(lutmm_skinny_cluster_plan(2, 1, 9, 32, 4, 1024, 64, fit, 8, room).ways == 0); /* M > 8: no such kernel */
+  CHECK(lutmm_skinny_cluster_plan(1, 0, 1, 32, 4, 1024, 64, fit, 8, room).ways == 0); /* per-slab scales: none either */
+  CHECK(plan_is(32, 4, 64, fit, 0, room, 0, 0));      /* no clusters asked for */
+  fit[16] = 7;                                        /* a GPC short of 16 free SMs */
+  CHECK(plan_is(64, 8, 128, fit, 1, room, 15, 1));    /* 8192^2: 120 blocks, 128 less a sixteenth */
   fit[15] = 7;
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 64, 8, 128, fit) == 0);    /* 14 ways: 112 blocks */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 4, 64, fit) == 16);
+  CHECK(plan_is(64, 8, 128, fit, 1, room, 0, 0));     /* 14 ways: 112 blocks */
+  CHECK(plan_is(32, 4, 64, fit, 1, room, 16, 1));
   int none[LUTMM_SKINNY_MAX_CLUSTER + 1] = {0};
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 4, 64, none) == 0);   /* no clusters on the device */
-  /* The H100's and H200's counts (cudaOccupancyMaxActiveClusters): of the
-   * benchmark shapes at M = 1 only 4096 x 4096 takes clusters. */
+  CHECK(plan_is(32, 4, 64, none, 8, room, 0, 0));     /* no clusters on the device */
+  /* The H100's and H200's counts (cudaOccupancyMaxActiveClusters). One
+   * cluster a tile (the rule before several groups) for the benchmark
+   * shapes at M = 1: only 4096 x 4096. */
   const int hopper[LUTMM_SKINNY_MAX_CLUSTER + 1] = {0, 0, 66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7};
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 4, 64, hopper) == 16);   /* 4096 x 4096 */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 64, 8, 128, hopper) == 0);   /* 8192 x 8192: 9 ways, 72 blocks */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 224, 8, 128, hopper) == 0);  /* 28672 x 8192 */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 112, 4, 112, hopper) == 0);  /* 14336 x 4096 */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 32, 14, 132, hopper) == 0);  /* 4096 x 14336: 8 ways, 112 blocks */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 64, 28, 132, hopper) == 0);  /* 8192 x 28672 */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 64, 1, 32, hopper) == 0);    /* 8192 x 1024: 16 blocks for 32 */
-  CHECK(lutmm_skinny_cluster_ways(1, 1, 40, 5, 66, hopper) == 16);   /* 5120 x 5120: 80 blocks for 66 */
+  CHECK(plan_is(32, 4, 64, hopper, 1, room, 16, 1));    /* 4096 x 4096 */
+  CHECK(plan_is(64, 8, 128, hopper, 1, room, 0, 0));    /* 8192 x 8192: 9 ways, 72 blocks */
+  CHECK(plan_is(224, 8, 128, hopper, 1, room, 0, 0));   /* 28672 x 8192 */
+  CHECK(plan_is(112, 4, 112, hopper, 1, room, 0, 0));   /* 14336 x 4096 */
+  CHECK(plan_is(32, 14, 132, hopper, 1, room, 0, 0));   /* 4096 x 14336: 8 ways, 112 blocks */
+  CHECK(plan_is(64, 28, 132, hopper, 1, room, 0, 0));   /* 8192 x 28672 */
+  CHECK(plan_is(64, 1, 32, hopper, 1, room, 0, 0));     /* 8192 x 1024: 16 blocks for 32 */
+  CHECK(plan_is(40, 5, 66, hopper, 1, room, 16, 1));    /* 5120 x 5120: 80 blocks for 66 */
+  /* Several clusters a tile. */
+  CHECK(plan_is(32, 4, 64, hopper, 8, room, 16, 1));    /* 4096^2: one unit a block needs 8 clusters of 16 */
+  CHECK(plan_is(64, 1, 32, hopper, 8, room, 16, 4));    /* 8192 x 1024 M = 1: 64 blocks of one unit */
+  CHECK(plan_m(8, 64, 1, 16, hopper, 8, room, 16, 4));  /* and M = 3..8 (Stream-K: 16 blocks) */
+  CHECK(plan_is(32, 1, 16, hopper, 8, room, 16, 2));    /* 4096 x 1024 */
+  CHECK(plan_m(8, 112, 4, 64, hopper, 8, room, 4, 7));  /* 14336 x 4096 M = 3..8: 4 units a block for 7 */
+  CHECK(plan_is(112, 4, 112, hopper, 8, room, 4, 7));   /* M <= 2: as long as Stream-K's, 28 KiB of sums */
+  /* Ties with 2-block clusters of 8 groups: sums of 16 KiB at M = 1, 32 at
+   * M = 2 (still taken), 48 at M = 3 (not). */
+  CHECK(plan_is(64, 8, 128, hopper, 8, room, 2, 8));    /* 8192^2 */
+  CHECK(plan_m(2, 64, 8, 128, hopper, 8, room, 2, 8));
+  CHECK(plan_m(3, 64, 8, 128, hopper, 8, room, 0, 0));
+  CHECK(plan_m(8, 224, 8, 128, hopper, 8, room, 0, 0)); /* 28672 x 8192 */
+  CHECK(plan_m(2, 224, 8, 128, hopper, 8, room, 2, 8));
+  CHECK(lutmm_skinny_cluster_plan(1, 1, 2, 32, 11, 768, 128, hopper, 8, room).groups == 6); /* 4096 x 8192, 7-bit */
+  CHECK(lutmm_skinny_cluster_plan(1, 1, 4, 32, 11, 768, 128, hopper, 8, room).ways == 0);   /* 36 KiB */
+  CHECK(plan_is(40, 5, 66, hopper, 8, room, 8, 3));     /* 5120^2: 2 units a block for 3 */
+  CHECK(plan_is(64, 28, 132, hopper, 8, room, 0, 0));   /* 8192 x 28672: no more than 2 clusters of 2 a tile */
+  CHECK(plan_is(32, 14, 132, hopper, 8, room, 0, 0));   /* 4096 x 14336: 112 blocks as long as 132 */
+  CHECK(plan_is(64, 1, 32, hopper, 8, 3, 16, 2));       /* 3 slots: 2 groups (3 would be as long, with more sums) */
+  CHECK(plan_is(64, 1, 32, hopper, 3, room, 16, 2));    /* at most 3 groups: the same */
+  CHECK(plan_is(64, 1, 32, hopper, 8, 1, 0, 0));        /* 1 slot: one group, 16 blocks for 32 */
+  CHECK(plan_is(64, 1, 32, hopper, 8, 0, 0, 0));        /* no workspace: 16 blocks for 32 */
+  for (int64_t iters = 1; iters <= 300; iters += 7)
+    for (int64_t tiles = 1; tiles <= 40; tiles += 3)
+      for (int64_t grid = 1; grid <= 132; grid += 11) {
+        const lutmm_skinny_clusters c = lutmm_skinny_cluster_plan(1, 1, 8, iters, tiles, 1024, grid, hopper, 8, room);
+        if (c.ways == 0) continue;
+        CHECK(c.ways >= 2 && c.ways <= LUTMM_SKINNY_MAX_CLUSTER && c.groups >= 1);
+        CHECK(c.groups <= LUTMM_SKINNY_MAX_CLUSTER_GROUPS && (int64_t)c.groups * c.ways <= iters);
+        CHECK(tiles * c.groups <= hopper[c.ways]);
+      }
   for (int bits = 1; bits <= 8; bits++)
     CHECK(LUTMM_SKINNY_RING(bits, 1, 1) * LUTMM_SKINNY_SLOT_BYTES(bits) >= 8u * 64u * sizeof(float));
 }
@@ -398,6 +447,6 @@ int main(int argc, char **argv) {
       {"wide_layout", wide_layout},     {"wide_partial_order", wide_partial_order}, {"stream_k_ranges", stream_k_ranges},
       {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}, {"skinny_grid", skinny_grid},
       {"wide_whole_tiles", wide_whole_tiles}, {"wide_even_grid", wide_even_grid},
-      {"wide_cluster_ways", wide_cluster_ways}, {"skinny_cluster_ways", skinny_cluster_ways}};
+      {"wide_cluster_ways", wide_cluster_ways}, {"skinny_cluster_plan", skinny_cluster_plan}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
