@@ -11,7 +11,9 @@
  * 128, K and N up to 28672, K·N up to 28672 · 8192; M up to 1024). Group
  * scales are stored in the activation dtype, as docs/NUMERICS.md advises;
  * --fp16-scales stores fp16 scales for bf16 activations too (each scale is
- * then rounded to bf16 in the kernel). */
+ * then rounded to bf16 in the kernel). Every operand is random: codes
+ * uniform over all 2^b values of each width, dense weights and activations
+ * random finite 16-bit words (a kernel can run faster on constant data). */
 #include "cli.h"
 #include "lutmm_config.h"
 
@@ -52,6 +54,9 @@ typedef struct bench_env {
   size_t l2_bytes;
   double copy_tbps; /* bytes read + written per second / 1e12 */
   void *x, *y;      /* largest M × K activations, M × N outputs */
+  const uint8_t *random_bytes; /* the largest shape's worth of random bytes, masked into codes */
+  uint8_t *codes;              /* host staging for one shape's codes */
+  void *d_codes;               /* and on the device */
 } bench_env;
 
 typedef struct shape {
@@ -121,6 +126,23 @@ static int copies_for(const bench_env *env, size_t bytes) {
   return copies < 1 ? 1 : copies > MAX_COPIES ? MAX_COPIES : (int)copies;
 }
 
+/* `count` random 16-bit words, finite both as fp16 (±[1, 1.125)) and as
+ * bf16 (±[2^-7, 2^-6)): the dense weights serve both dtypes. */
+static void fill_random_words(uint16_t *words, size_t count, uint64_t seed) {
+  cli_rng rng = {seed};
+  for (size_t i = 0; i < count; i++) words[i] = (uint16_t)((cli_rng_next(&rng) & 0x807F) | 0x3C00);
+}
+
+/* Device memory of `count` such words. */
+static int upload_random_words(void *d_words, size_t count, uint64_t seed) {
+  uint16_t *words = malloc(count * sizeof *words);
+  if (words == NULL) return 1;
+  fill_random_words(words, count, seed);
+  const int rc = cudaMemcpy(d_words, words, count * sizeof *words, cudaMemcpyHostToDevice) != cudaSuccess;
+  free(words);
+  return rc;
+}
+
 typedef struct blas_arg {
   void *w[MAX_COPIES];
   int copies;
@@ -188,21 +210,21 @@ static void print_point(const bench_options *o, const bench_env *env, const poin
   fflush(stdout);
 }
 
-/* Random codes (all bits) for the largest shape, reused by every shape. */
-static uint8_t *random_codes(size_t count) {
-  uint8_t *codes = malloc(count);
+/* Random bytes for the largest shape's codes, reused by every shape. */
+static uint8_t *random_bytes(size_t count) {
+  uint8_t *bytes = malloc(count);
   cli_rng rng = {12345};
-  for (size_t i = 0; codes != NULL && i < count; i += 8) {
+  for (size_t i = 0; bytes != NULL && i < count; i += 8) {
     const uint64_t r = cli_rng_next(&rng);
-    memcpy(codes + i, &r, count - i < 8 ? count - i : 8);
+    memcpy(bytes + i, &r, count - i < 8 ? count - i : 8);
   }
-  return codes;
+  return bytes;
 }
 
 /* Packs `copies` identical weights objects on the device, with fp16 or bf16
  * scales between 2^-7 and 2^-6. */
 static lutmm_status pack_copies(bench_env *env, const shape *s, int bits, int64_t group, lutmm_dtype scale_dtype,
-                                const uint8_t *d_codes, lut_arg *l) {
+                                const void *d_codes, lut_arg *l) {
   const lutmm_quant_params p = {bits, s->k, s->n, group, scale_dtype};
   const size_t groups = (size_t)(s->k / group), scale_bytes = groups * (size_t)s->n * 2;
   const uint16_t two_to_minus_7 = scale_dtype == LUTMM_DTYPE_F16 ? 0x2000 : 0x3C00;
@@ -236,15 +258,26 @@ static void free_copies(lut_arg *l) {
   }
 }
 
-/* cuBLAS dense weights, enough copies to rotate past L2. */
+/* cuBLAS dense weights, enough copies to rotate past L2, random words. */
 static int blas_weights(bench_env *env, const shape *s, blas_arg *b) {
-  const size_t bytes = (size_t)(s->k * s->n) * 2;
+  const size_t count = (size_t)(s->k * s->n), bytes = count * 2;
   b->copies = copies_for(env, bytes);
   for (int c = 0; c < b->copies; c++) {
     if (cudaMalloc(&b->w[c], bytes) != cudaSuccess) return 1;
-    cudaMemsetAsync(b->w[c], 0x1F, bytes, env->stream); /* small finite values in fp16 and bf16 */
+    if (c == 0 ? upload_random_words(b->w[0], count, 777)
+               : cudaMemcpyAsync(b->w[c], b->w[0], bytes, cudaMemcpyDeviceToDevice, env->stream) != cudaSuccess)
+      return 1;
   }
   return 0;
+}
+
+/* The shape's codes for `bits`-bit weights, uniform over all 2^bits values
+ * (every table entry is looked up, as with real weights), on the device. */
+static int upload_codes(bench_env *env, const shape *s, int bits) {
+  const size_t count = (size_t)(s->k * s->n);
+  const uint8_t mask = (uint8_t)((1u << bits) - 1u);
+  for (size_t i = 0; i < count; i++) env->codes[i] = env->random_bytes[i] & mask;
+  return lutmm_copy_to_context(env->ctx, env->d_codes, env->codes, count) != LUTMM_OK;
 }
 
 static void blas_free(blas_arg *b) {
@@ -259,7 +292,7 @@ static int64_t m_at(const bench_options *o, int mi) {
   return o->only_m != 0 ? o->only_m : o->quick ? quick_ms[mi] : kMs[mi];
 }
 
-static int bench_shape(bench_env *env, const bench_options *o, const shape *s, const uint8_t *d_codes) {
+static int bench_shape(bench_env *env, const bench_options *o, const shape *s) {
   const int n_m = o->only_m != 0 ? 1 : o->quick ? 4 : 9, n_bits = o->bits != 0 || o->quick ? 1 : 3;
   const int n_groups = o->quick ? 1 : 3;
   double blas_s[2][9];
@@ -275,7 +308,9 @@ static int bench_shape(bench_env *env, const bench_options *o, const shape *s, c
       blas_s[d][mi] = time_median(env, run_blas, &b, o->reps);
     }
   blas_free(&b);
-  for (int bi = 0; bi < n_bits; bi++)
+  for (int bi = 0; bi < n_bits; bi++) {
+    const int bits = o->bits != 0 ? o->bits : kBits[bi];
+    if (upload_codes(env, s, bits) != 0) return 1;
     for (int gi = 0; gi < n_groups; gi++)
       for (int d = 0; d < 2; d++) {
         const lutmm_dtype dtype = d == 0 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
@@ -283,8 +318,7 @@ static int bench_shape(bench_env *env, const bench_options *o, const shape *s, c
         lut_arg l;
         memset(&l, 0, sizeof l);
         lutmm_weights_info info = {0};
-        const int bits = o->bits != 0 ? o->bits : kBits[bi];
-        if (pack_copies(env, s, bits, kGroups[gi], scale_dtype, d_codes, &l) != LUTMM_OK ||
+        if (pack_copies(env, s, bits, kGroups[gi], scale_dtype, env->d_codes, &l) != LUTMM_OK ||
             lutmm_weights_query(l.w[0], &info) != LUTMM_OK) {
           free_copies(&l);
           return 1;
@@ -303,6 +337,7 @@ static int bench_shape(bench_env *env, const bench_options *o, const shape *s, c
         }
         free_copies(&l);
       }
+  }
   return 0;
 }
 
@@ -352,7 +387,7 @@ static int setup(bench_env *env) {
     if (cudaEventCreate(&env->start[i]) != cudaSuccess || cudaEventCreate(&env->stop[i]) != cudaSuccess) return 1;
   const size_t x_bytes = (size_t)MAX_M * 28672 * 2, y_bytes = (size_t)MAX_M * 28672 * 2;
   if (cudaMalloc(&env->x, x_bytes) != cudaSuccess || cudaMalloc(&env->y, y_bytes) != cudaSuccess) return 1;
-  cudaMemsetAsync(env->x, 0x1F, x_bytes, env->stream);
+  if (upload_random_words(env->x, x_bytes / 2, 555) != 0) return 1;
   return measure_copy(env);
 }
 
@@ -372,26 +407,21 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
   }
   print_header(&o, &env);
   const size_t max_count = (size_t)28672 * 8192;
-  uint8_t *codes = random_codes(max_count);
-  void *d_codes = NULL;
-  int rc = codes == NULL || lutmm_malloc(env.ctx, max_count, &d_codes) != LUTMM_OK;
+  uint8_t *bytes = random_bytes(max_count);
+  env.random_bytes = bytes;
+  env.codes = malloc(max_count);
+  int rc = bytes == NULL || env.codes == NULL || lutmm_malloc(env.ctx, max_count, &env.d_codes) != LUTMM_OK;
   const int n_shapes = (int)(sizeof kShapes / sizeof kShapes[0]);
-  if (rc == 0) {
-    /* Without --bits: codes < 4, valid for every default width (2, 3, 4
-     * bits). With --bits B: uniform codes over all 2^B values. */
-    const uint8_t mask = (uint8_t)(o.bits != 0 ? (1u << o.bits) - 1u : 0x03u);
-    for (size_t i = 0; i < max_count; i++) codes[i] &= mask;
-    rc = lutmm_copy_to_context(env.ctx, d_codes, codes, max_count) != LUTMM_OK;
-  }
   const shape asked = {o.only_k, o.only_n};
-  if (rc == 0 && o.only_k != 0) rc = bench_shape(&env, &o, &asked, d_codes);
+  if (rc == 0 && o.only_k != 0) rc = bench_shape(&env, &o, &asked);
   for (int si = 0; rc == 0 && o.only_k == 0 && si < n_shapes; si++) {
     if (o.quick && !(si == 0 || si == 4 || si == 5)) continue;
-    rc = bench_shape(&env, &o, &kShapes[si], d_codes);
+    rc = bench_shape(&env, &o, &kShapes[si]);
   }
   if (rc != 0) fprintf(stderr, "lutmm bench: a step failed\n");
-  lutmm_free(env.ctx, d_codes);
-  free(codes);
+  lutmm_free(env.ctx, env.d_codes);
+  free(env.codes);
+  free(bytes);
   cublasDestroy(env.blas);
   lutmm_context_destroy(env.ctx);
   return rc;
