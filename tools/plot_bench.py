@@ -11,6 +11,7 @@ with fp16 scales is drawn dotted, so the distance to the roofline shows.
 import argparse
 import csv
 import sys
+import textwrap
 
 import matplotlib
 
@@ -59,7 +60,7 @@ def main():
         lines.setdefault(key, []).append((int(r["m"]), float(r["speedup"])))
     colors = {8: "tab:brown", 7: "tab:pink", 6: "tab:olive", 5: "tab:purple", 4: "tab:blue", 3: "tab:orange",
               2: "tab:green", 1: "tab:red"}
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(11, 5.5))
     for (bits, group, dtype), pts in sorted(lines.items(), reverse=True):
         pts.sort()
         style = "-" if dtype == "fp16" else "--"
@@ -73,9 +74,11 @@ def main():
     ax.set_xscale("log", base=2)
     ax.set_xlabel("M (rows of X)")
     ax.set_ylabel("speedup over cuBLAS fp16/bf16 (same run)")
-    ax.set_title(args.title or f"lutmm_gemm vs cuBLAS, K×N = {k}×{n}, {device} (dotted: byte ideal, g128)")
+    title = args.title or f"lutmm_gemm vs cuBLAS, K×N = {k}×{n}, {device} (dotted: byte ideal, g128)"
+    ax.set_title(textwrap.fill(title, 70), fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    # Beside the axes, so that no line hides behind it.
+    ax.legend(fontsize=7, ncol=2 if len(lines) > 24 else 1, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(args.output, dpi=110)
 
