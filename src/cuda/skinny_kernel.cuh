@@ -1106,6 +1106,22 @@ __device__ __forceinline__ cluster_runs meet_cluster(const cluster_share &a) {
   return r;
 }
 
+/* got[0] + .. + got[count − 1], in that order from zero (the order every
+ * reduction path adds partials in), element by element. */
+template <int MAX>
+__device__ __forceinline__ float4 add_in_order(const float4 (&got)[MAX], int count) {
+  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+  for (int i = 0; i < MAX; i++) {
+    if (i >= count || lutmm_fault_drop_partial(i)) continue;
+    sum.x += got[i].x;
+    sum.y += got[i].y;
+    sum.z += got[i].z;
+    sum.w += got[i].w;
+  }
+  return sum;
+}
+
 /* The sum of the run at (row, c) over the cluster's blocks, in rank order
  * from zero. The loads go out together before any addition, and those past
  * `ways` read the block's own ring instead of being predicated off: with a
@@ -1120,16 +1136,7 @@ __device__ __forceinline__ float4 cluster_run_sum(const cluster_share &a, const 
   float4 got[MAX];
 #pragma unroll
   for (int b = 0; b < MAX; b++) got[b] = cluster_load_float4(r.block_base[b] + offset);
-  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-  for (int b = 0; b < MAX; b++) {
-    if (b >= a.ways || lutmm_fault_drop_partial(b)) continue;
-    sum.x += got[b].x;
-    sum.y += got[b].y;
-    sum.z += got[b].z;
-    sum.w += got[b].w;
-  }
-  return sum;
+  return add_in_order(got, a.ways);
 }
 
 /* Run sum `v` of the tile's columns from `column` to Y, those below N. */
@@ -1194,16 +1201,7 @@ __device__ __forceinline__ void add_group_sums(const cluster_share &a, const clu
 #pragma unroll
     for (int k = 0; k < MAX; k++)
       got[k] = __ldcg((const float4 *)(tile_sums + (size_t)(k < g.groups ? k : 0) * SLOT + offset));
-    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-    for (int k = 0; k < MAX; k++) {
-      if (k >= g.groups || lutmm_fault_drop_partial(k)) continue;
-      sum.x += got[k].x;
-      sum.y += got[k].y;
-      sum.z += got[k].z;
-      sum.w += got[k].w;
-    }
-    store_run(a, row, column, sum);
+    store_run(a, row, column, add_in_order(got, g.groups));
   }
 }
 
