@@ -211,7 +211,7 @@ static void print_point(const bench_options *o, const bench_env *env, const poin
 }
 
 /* Random bytes for the largest shape's codes, reused by every shape. */
-static uint8_t *random_bytes(size_t count) {
+static uint8_t *make_random_bytes(size_t count) {
   uint8_t *bytes = malloc(count);
   cli_rng rng = {12345};
   for (size_t i = 0; bytes != NULL && i < count; i += 8) {
@@ -407,7 +407,7 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
   }
   print_header(&o, &env);
   const size_t max_count = (size_t)28672 * 8192;
-  uint8_t *bytes = random_bytes(max_count);
+  uint8_t *bytes = make_random_bytes(max_count);
   env.random_bytes = bytes;
   env.codes = malloc(max_count);
   int rc = bytes == NULL || env.codes == NULL || lutmm_malloc(env.ctx, max_count, &env.d_codes) != LUTMM_OK;

@@ -366,6 +366,24 @@ static void skinny_clusters(harness *h) {
     }
 }
 
+/* Case c (general inputs: the order of additions shows) run twice: both
+ * pass and give identical bits. */
+static void same_bits_twice(harness *h, gemm_case c) {
+  const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
+  void *a = malloc(bytes), *b = malloc(bytes);
+  char why[256] = "", name[160];
+  const int ra = a == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, a);
+  const int rb = b == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, b);
+  cases += 2;
+  if (ra != 0 || rb != 0 || memcmp(a, b, bytes) != 0) {
+    harness_describe(&c, name, sizeof name);
+    printf("FAIL determinism %s: runs differ or failed (%d %d) %s\n", name, ra, rb, why);
+    failures++;
+  }
+  free(a);
+  free(b);
+}
+
 /* Tiles cut among several clusters (lutmm_skinny_cluster_plan with the
  * H100's and H200's counts: 7 clusters of 16 blocks, 66 of 2), whose
  * shares' sums meet by tickets in the workspace: 4096 x 1024 (2 clusters of
@@ -376,9 +394,9 @@ static void skinny_clusters(harness *h) {
  * 768-column tiles make it 11 tiles of 6; M <= 2, as beyond that this
  * tie with the Stream-K split goes to it); every code width, M = 1..8,
  * every output dtype, exact and bound. Each call is
- * checked to have run so; the groups' order of addition is the same from
- * run to run (determinism's case, 8192 x 2048 at M = 8, is 2 clusters of
- * 16). */
+ * checked to have run so. Then general inputs through 7 clusters a tile
+ * twice: the groups' tickets may come in any order, their sums are added
+ * in one, so the bits are the same. */
 static void skinny_cluster_groups(harness *h) {
   const lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   if (s->skinny_clusters[16] != 7 || s->skinny_clusters[2] != 66 || s->skinny_cluster_groups < 8) {
@@ -408,24 +426,9 @@ static void skinny_cluster_groups(harness *h) {
     run(h, &c);
     expect_cluster_plan(h, &c, (int)plan[0], (int)plan[1]);
   }
-}
-
-/* Case c (general inputs: the order of additions shows) run twice: both
- * pass and give identical bits. */
-static void same_bits_twice(harness *h, gemm_case c) {
-  const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
-  void *a = malloc(bytes), *b = malloc(bytes);
-  char why[256] = "", name[160];
-  const int ra = a == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, a);
-  const int rb = b == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, b);
-  cases += 2;
-  if (ra != 0 || rb != 0 || memcmp(a, b, bytes) != 0) {
-    harness_describe(&c, name, sizeof name);
-    printf("FAIL determinism %s: runs differ or failed (%d %d) %s\n", name, ra, rb, why);
-    failures++;
-  }
-  free(a);
-  free(b);
+  const gemm_case twice = {4, 5, 14336, 1024, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 4242};
+  same_bits_twice(h, twice);
+  expect_cluster_plan(h, &twice, 16, 7);
 }
 
 /* The wide kernel's cut tiles (M > 32 on a Hopper part; other devices run
