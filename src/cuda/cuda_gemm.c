@@ -280,8 +280,10 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
   return cudaSuccess;
 }
 
-/* The wide kernel (Hopper wgmma): for codes of up to 4 bits, where the
- * device runs its sm_90a code, above 32 rows of X. Tiles of 256 rows above
+/* The wide kernel (Hopper wgmma), where the device runs its sm_90a code:
+ * for codes of up to 4 bits above 32 rows of X, for wider codes above 64
+ * (tiles of 128 and 256 rows; below, the skinny kernel's one 64-row launch
+ * keeps them). Tiles of 256 rows above
  * M = 128 (each weight dequantized once for twice the rows), 128 rows above
  * 64, and at M = 33..64 64-row tiles where W has more than 4096 columns:
  * there they took 0.65-0.95x the skinny kernel's 64-row launch (8192 x
@@ -291,7 +293,7 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
  * 512-column tiles, they ran 1.1-1.4x the 128-row tile's time
  * (docs/HEURISTICS.md). */
 static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
-  if (!s->wide || w->params.bits > 4 || a->m <= 32) return 0;
+  if (!s->wide || a->m <= (w->params.bits > 4 ? 64 : 32)) return 0;
   if (a->m > 128) return 256;
   return a->m > 64 || w->params.n <= 4096 ? 128 : 64;
 }

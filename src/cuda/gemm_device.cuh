@@ -214,6 +214,61 @@ __device__ __forceinline__ void pair_codes(int e, int &c0, int &c1) {
   }
 }
 
+/* An atom's words as one lane sees them (FORMAT.md): word i of the lane's
+ * 4·BITS 32-bit words, read through `w[i]` from registers (an array) or
+ * from shared memory (stage_words in the wide kernel). */
+
+/* Slice sl's bits of this lane's pairs of n16 block j in slab `slab`: the
+ * word holding them, shifted so that each byte's low 2·width bits are the
+ * pair's (first code low). A 4-bit-wide slice fills whole bytes, narrower
+ * ones hold 2 or 4 n16 blocks per byte. */
+template <int BITS, typename Words>
+__device__ __forceinline__ uint32_t slice_bits(const Words &w, int sl, int slab, int j) {
+  const int width = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
+  const uint32_t word = w[4 * sh + slab * width + j * width / 4];
+  return word >> (width == 4 ? 0 : width == 2 ? 4 * (j % 2) : 2 * j);
+}
+
+/* Pair index word j of slab `slab` (codes of up to 4 bits): byte i holds
+ * the pair index of this lane's pair i of n16 block j, slices merged at
+ * 2·shift (pair_codes). */
+template <int BITS, typename Words>
+__device__ __forceinline__ uint32_t pair_indices(const Words &w, int slab, int j) {
+  uint32_t index = 0;
+#pragma unroll
+  for (int sl = 0; sl < slices<BITS>::count; sl++) {
+    const int width = slices<BITS>::width(sl);
+    const uint32_t mask = width == 4 ? 0xFFFFFFFFu : width == 2 ? 0x0F0F0F0Fu : 0x03030303u;
+    index |= (slice_bits<BITS>(w, sl, slab, j) & mask) << (2 * slices<BITS>::shift(sl));
+  }
+  return index;
+}
+
+/* Wide codes (5..8 bits). Byte i of `first` / `second` is the first /
+ * second code of this lane's pair i of n16 block j in slab `slab`: each
+ * slice's 2w bits of a pair (first code low) are split and put at the
+ * slice's position. 8-bit codes are one plane whose words hold two pairs,
+ * code bytes already whole. */
+template <int BITS, typename Words>
+__device__ __forceinline__ void code_bytes(const Words &w, int slab, int j, uint32_t &first, uint32_t &second) {
+  if constexpr (BITS == 8) {
+    const uint32_t a = w[8 * slab + 2 * j], b = w[8 * slab + 2 * j + 1]; /* pairs 0, 1 and 2, 3 */
+    first = __byte_perm(a, b, 0x6420u);
+    second = __byte_perm(a, b, 0x7531u);
+  } else {
+    first = 0;
+    second = 0;
+#pragma unroll
+    for (int sl = 0; sl < slices<BITS>::count; sl++) {
+      const int width = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
+      const uint32_t bits = slice_bits<BITS>(w, sl, slab, j);
+      const uint32_t low = width == 4 ? 0x0F0F0F0Fu : width == 2 ? 0x03030303u : 0x01010101u;
+      first |= (bits & low) << sh;
+      second |= ((bits >> width) & low) << sh;
+    }
+  }
+}
+
 /* Where a Stream-K unit of the tiled and wide kernels sits: tile = n-tile ·
  * m_tiles + m-tile (m fastest, so the m-tiles of one weight tile follow each
  * other and share its weights in L2), it = its k-iteration. */

@@ -135,7 +135,7 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
   return lutmm_cuda_floor_div((u + 1) * grid - 1, units);
 }
 
-/* ---- The wide kernel (Hopper wgmma, M > 32, codes of 1..4 bits):
+/* ---- The wide kernel (Hopper wgmma, M > 32 for codes of 1..4 bits, M > 64 for 5..8):
  * docs/HEURISTICS.md. Two warpgroups of four MMA warps and a producer
  * warpgroup (one warp of it copies); a tile is tile_m X rows (64, 128 or
  * 256, wgmma's N) × LUTMM_WIDE_TILE_ELEMS / tile_m W columns, so each MMA
@@ -153,7 +153,20 @@ LUTMM_HD static inline int lutmm_wide_tile_n(int tile_m) { return LUTMM_WIDE_TIL
 LUTMM_HD static inline size_t lutmm_wide_x_bytes(int tile_m) { return (size_t)tile_m * 64 * 2; }
 /* Up to four scale rows of tile_n fp32 (the widest scale dtype). */
 LUTMM_HD static inline size_t lutmm_wide_scale_bytes(int tile_m) { return (size_t)4 * lutmm_wide_tile_n(tile_m) * 4; }
-LUTMM_HD static inline size_t lutmm_wide_table_bytes(int bits) { return lutmm_cuda_table_bytes(bits); }
+/* The wide kernel's lookup table: pair entries (codes of up to 4 bits:
+ * 2^(2b) of them) or single-code entries (5..8 bits: 2^b), each 32 lane
+ * copies of 4 bytes (entry e at e·128, lane L's copy at +4L), so that no
+ * lookup of a warp shares a bank with another. With 16 copies (lanes L
+ * and L + 16 on one bank, a lookup two wavefronts) the 1..4-bit kernels
+ * ran 1-4 % slower in median on the H100 (docs/PERF.md, change 53); the
+ * macro keeps that build one definition away. */
+#ifndef LUTMM_WIDE_TABLE_COPIES
+#define LUTMM_WIDE_TABLE_COPIES 32
+#endif
+LUTMM_HD static inline size_t lutmm_wide_table_entries(int bits) { return (size_t)1 << (bits <= 4 ? 2 * bits : bits); }
+LUTMM_HD static inline size_t lutmm_wide_table_bytes(int bits) {
+  return lutmm_wide_table_entries(bits) * 4u * LUTMM_WIDE_TABLE_COPIES;
+}
 LUTMM_HD static inline size_t lutmm_wide_stage_bytes(int bits, int tile_m) {
   return lutmm_wide_x_bytes(tile_m) + (size_t)(lutmm_wide_tile_n(tile_m) / 64) * 512u * (size_t)bits +
          lutmm_wide_scale_bytes(tile_m);

@@ -1,4 +1,4 @@
-/* Wide GEMM kernels (Hopper wgmma, codes of 1..4 bits) for bf16 activations. */
+/* Wide GEMM kernels (Hopper wgmma, codes of 1..8 bits) for bf16 activations. */
 #include "cuda_ops.h"
 #include "wide_kernel.cuh"
 

@@ -1,4 +1,4 @@
-/* Wide GEMM kernels (Hopper wgmma, codes of 1..4 bits) for f16 activations,
+/* Wide GEMM kernels (Hopper wgmma, codes of 1..8 bits) for f16 activations,
  * and the probe that says whether the device runs their sm_90a code. */
 #include "cuda_ops.h"
 #include "wide_kernel.cuh"

@@ -1,5 +1,5 @@
 /* The wide LUT-GEMM kernel: Hopper warpgroup MMAs for many rows of X
- * (M > 32), codes of 1..4 bits.
+ * (M > 32 for codes of 1..4 bits, M > 64 for codes of 5..8 bits).
  *
  * The product runs transposed, as in the skinny kernel: Y^T = W^T X^T. A
  * block has three warpgroups. One warp of the third is the producer: it
@@ -9,11 +9,12 @@
  * registers sit in the MMA warps. A tile is 64, 128 or 256 X rows
  * (tile<TM>); the two MMA warpgroups each own COLS 64-column atom columns
  * of it (four at 64 rows, two at 128, one at 256), and warp j of a
- * warpgroup dequantizes n16 block j of each of them: the four pair values a lane looks up for one
- * 16-row slab are exactly its rows of the wgmma A operand (16 rows per
- * warp, mma.m16n8k16's A layout), so the weights never go back to shared
- * memory. X^T, the B operand, is read by the tensor cores straight from
- * the stage (128-byte swizzle). One wgmma.m64n{TM}k16 per column and slab
+ * warpgroup dequantizes n16 block j of each of them: the four pair values
+ * a lane looks up for one 16-row slab (codes of up to 4 bits a pair at a
+ * time, wider ones a code at a time) are exactly its rows of the wgmma A
+ * operand (16 rows per warp, mma.m16n8k16's A layout), so the weights
+ * never go back to shared memory. X^T, the B operand, is read by the
+ * tensor cores straight from the stage (128-byte swizzle). One wgmma.m64n{TM}k16 per column and slab
  * then multiplies each dequantized weight by TM rows of X, and the
  * dequantization of the next slab overlaps it. Stages change hands through
  * mbarriers (mbarrier.cuh): a stage's `full` barrier completes when the
@@ -179,28 +180,40 @@ struct producer {
   }
 };
 
-/* Pair index word of n16 block j in slab `slab` of an atom (this lane's
- * words at atom_lane + 512q + 4i): byte i is the index of the lane's pair
- * i, slices merged as in the skinny kernel's pair_indices. */
-template <int BITS>
-__device__ __forceinline__ uint32_t pair_index(const uint8_t *atom_lane, int slab, int j) {
-  uint32_t index = 0;
-#pragma unroll
-  for (int sl = 0; sl < slices<BITS>::count; sl++) {
-    const int width = slices<BITS>::width(sl), sh = slices<BITS>::shift(sl);
-    const int word = 4 * sh + slab * width + j * width / 4; /* of the lane's 4·BITS words */
-    const uint32_t bits = *(const uint32_t *)(atom_lane + 512 * (word / 4) + 4 * (word % 4)) >>
-                          (width == 4 ? 0 : width == 2 ? 4 * (j % 2) : 2 * j);
-    const uint32_t mask = width == 4 ? 0xFFFFFFFFu : width == 2 ? 0x0F0F0F0Fu : 0x03030303u;
-    index |= (bits & mask) << (2 * sh);
+/* This lane's words of an atom in a stage (word i of its 4·BITS at
+ * 512·(i / 4) + 4·(i % 4) from its first vector), for slice_bits and its
+ * kin in gemm_device.cuh. */
+struct stage_words {
+  const uint8_t *lane;
+  __device__ __forceinline__ uint32_t operator[](int i) const {
+    return *(const uint32_t *)(lane + 512 * (i / 4) + 4 * (i % 4));
   }
-  return index;
+};
+
+/* The table (lutmm_wide_table_bytes): entry e at e·128 bytes (e·64 in a
+ * 16-copy build), lane L's copy at lane_table = table + 4·(L mod COPIES). Codes of up to 4 bits:
+ * entry e holds the pair of codes whose slices e holds (pair_value); wider
+ * codes: entry c holds code c's value in both halves. */
+constexpr int TABLE_COPIES = LUTMM_WIDE_TABLE_COPIES;
+constexpr int ENTRY_LOG2 = TABLE_COPIES == 32 ? 7 : 6;
+static_assert(4 * TABLE_COPIES == 1 << ENTRY_LOG2, "32 or 16 lane copies");
+
+template <typename T, int BITS>
+__device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
+  constexpr int ENTRIES = BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS, STORES = TABLE_COPIES / 4;
+  for (int i = (int)threadIdx.x; i < ENTRIES * STORES; i += THREADS) {
+    const int e = i / STORES;
+    uint32_t v;
+    if constexpr (BITS <= 4) v = pair_value<T, BITS>(p, e);
+    else v = (uint32_t)compute<T>::from_float(p.table[e]) * 0x10001u;
+    *(uint4 *)(table + (e << ENTRY_LOG2) + 16 * (i % STORES)) = make_uint4(v, v, v, v);
+  }
 }
 
-/* Pair of index byte b from the 16-copy pair table (copy lane % 16 at
- * lane_table): entry e at e·64. */
+/* The entry of index byte b (a pair index, or a code of 5..8 bits). */
 __device__ __forceinline__ uint32_t lookup(const uint8_t *lane_table, uint32_t index, int b) {
-  const uint32_t offset = b == 0 ? (index << 6) & 0x3FC0u : (index >> (8 * b - 6)) & 0x3FC0u;
+  constexpr uint32_t MASK = 0xFFu << ENTRY_LOG2;
+  const uint32_t offset = b == 0 ? (index << ENTRY_LOG2) & MASK : (index >> (8 * b - ENTRY_LOG2)) & MASK;
   return *(const uint32_t *)(lane_table + offset);
 }
 
@@ -226,15 +239,31 @@ __device__ __forceinline__ void scale_pair(const lutmm_cuda_gemm_params &p, cons
 /* The unscaled pairs of one slab for this warp's columns, in A-fragment
  * order: rows g, g + 8 (columns of W) × k 2q.., 2q + 8.. are pairs 0, 2,
  * 1, 3 of the index word. */
+__device__ __forceinline__ constexpr int fragment_pair(int i) { return i == 1 ? 2 : i == 2 ? 1 : i; }
+
 template <int COLS>
 __device__ __forceinline__ void lookup_slab(const uint8_t *lane_table, const uint32_t (&index)[COLS],
                                             uint32_t (&pairs)[COLS][4]) {
 #pragma unroll
-  for (int cc = 0; cc < COLS; cc++) {
-    pairs[cc][0] = lookup(lane_table, index[cc], 0);
-    pairs[cc][1] = lookup(lane_table, index[cc], 2);
-    pairs[cc][2] = lookup(lane_table, index[cc], 1);
-    pairs[cc][3] = lookup(lane_table, index[cc], 3);
+  for (int cc = 0; cc < COLS; cc++)
+#pragma unroll
+    for (int i = 0; i < 4; i++) pairs[cc][i] = lookup(lane_table, index[cc], fragment_pair(i));
+}
+
+/* The same for codes of 5..8 bits, two lookups a pair: byte b of `first`
+ * and `second` are the codes of pair b (code_bytes), whose values the low
+ * halves of their entries hold. */
+template <int BITS, int TM>
+__device__ __forceinline__ void lookup_codes_slab(const uint8_t *lane_table, const uint8_t *atoms_lane, int slab,
+                                                  int j, uint32_t (&pairs)[tile<TM>::COLS][4]) {
+#pragma unroll
+  for (int cc = 0; cc < tile<TM>::COLS; cc++) {
+    uint32_t first, second;
+    code_bytes<BITS>(stage_words{atoms_lane + cc * stage_layout<BITS, TM>::ATOM}, slab, j, first, second);
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      pairs[cc][i] = __byte_perm(lookup(lane_table, first, fragment_pair(i)),
+                                 lookup(lane_table, second, fragment_pair(i)), 0x5410u);
   }
 }
 
@@ -252,33 +281,35 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
 
 /* One unit: for each slab, this warp's A fragments of its COLS columns,
  * then one wgmma per column into acc. With one-row scales and codes of one
- * slice plane (1, 2 or 4 bits) the shared-memory reads run a slab ahead,
- * since the MMA fences keep the compiler from moving them: every index
- * word of the unit first, then the lookups of slab s + 1 before the
- * fragments of slab s are scaled and multiplied. For 3-bit codes and
- * per-slab scales that ran slower (more registers, spills), so they read
- * each slab's words when it comes. At 64-row tiles (four columns) the
- * one-plane kernels spill 8-32 B and still gain from running ahead (without
- * it they ran up to 9 % slower on the H100). Each slab's group may run on
- * while the next is prepared; a fragment buffer is reused only after the group that
- * read it completed (wait for all but the latest group). */
+ * slice plane looked up by pairs (1, 2 or 4 bits) the shared-memory reads
+ * run a slab ahead, since the MMA fences keep the compiler from moving
+ * them: every index word of the unit first, then the lookups of slab
+ * s + 1 before the fragments of slab s are scaled and multiplied. For
+ * 3-bit codes and per-slab scales that ran slower (more registers,
+ * spills), so they read each slab's words when it comes, as codes of 5..8
+ * bits do. At 64-row tiles (four columns) the one-plane kernels spill
+ * 8-32 B and still gain from running ahead (without it they ran up to 9 %
+ * slower on the H100). Each slab's group may run on while the next is
+ * prepared; a fragment buffer is reused only after the group that read it
+ * completed (wait for all but the latest group). */
 template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
 __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *stage,
                                              const uint8_t *lane_table, int wg, int j, int lane,
                                              float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
   using L = stage_layout<BITS, TM>;
   constexpr int COLS = tile<TM>::COLS;
-  constexpr bool AHEAD = ONE_ROW && slices<BITS>::count == 1;
+  constexpr bool AHEAD = ONE_ROW && slices<BITS>::count == 1 && BITS <= 4;
   const uint8_t *scales = stage + L::SCALES;
   const uint8_t *atoms_lane = stage + L::W + wg * COLS * L::ATOM + 16 * lane;
   const uint32_t x_base = smem_address(stage + L::X);
   uint32_t index[4][COLS], s_lo[COLS], s_hi[COLS], pairs[2][COLS][4], a[2][COLS][4];
   slab_scales<T, BITS, ONE_ROW, TM, NATIVE>(p, s, scales, 0, wg, j, lane, s_lo, s_hi);
-  if (AHEAD) {
+  if constexpr (AHEAD) {
 #pragma unroll
     for (int slab = 0; slab < 4; slab++)
 #pragma unroll
-      for (int cc = 0; cc < COLS; cc++) index[slab][cc] = pair_index<BITS>(atoms_lane + cc * L::ATOM, slab, j);
+      for (int cc = 0; cc < COLS; cc++)
+        index[slab][cc] = pair_indices<BITS>(stage_words{atoms_lane + cc * L::ATOM}, slab, j);
     lookup_slab(lane_table, index[0], pairs[0]);
   }
 #pragma unroll
@@ -286,9 +317,12 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
     const int now = slab % 2;
     if (AHEAD && slab < 3) lookup_slab(lane_table, index[slab + 1], pairs[(slab + 1) % 2]);
     if (!ONE_ROW && slab > 0) slab_scales<T, BITS, ONE_ROW, TM, NATIVE>(p, s, scales, slab, wg, j, lane, s_lo, s_hi);
-    if (!AHEAD) {
+    if constexpr (BITS > 4) {
+      lookup_codes_slab<BITS, TM>(lane_table, atoms_lane, slab, j, pairs[now]);
+    } else if (!AHEAD) {
 #pragma unroll
-      for (int cc = 0; cc < COLS; cc++) index[slab][cc] = pair_index<BITS>(atoms_lane + cc * L::ATOM, slab, j);
+      for (int cc = 0; cc < COLS; cc++)
+        index[slab][cc] = pair_indices<BITS>(stage_words{atoms_lane + cc * L::ATOM}, slab, j);
       lookup_slab(lane_table, index[slab], pairs[now]);
     }
 #pragma unroll
@@ -456,7 +490,7 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
                                         const uint8_t *table, uint32_t full, uint32_t empty, int warp, int lane) {
   const int wg = warp / 4, j = warp % 4;
   const size_t stage_bytes = lutmm_wide_stage_bytes(BITS, TM);
-  const uint8_t *lane_table = table + 4 * (lane % LUTMM_CUDA_PAIR_COPIES);
+  const uint8_t *lane_table = table + 4 * (lane % TABLE_COPIES);
   float acc[tile<TM>::COLS][tile<TM>::ACC];
   zero_floats(acc);
   unit_site at = site_of(p, lo);
@@ -517,7 +551,7 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
       mbarrier_init(full + 8 * s, p.x_tma ? 33 : 32);
       mbarrier_init(empty + 8 * s, 32 * CONSUMER_WARPS);
     }
-  build_pair_table<T, BITS>(p, table);
+  build_table<T, BITS>(p, table);
   __syncthreads();
   const int64_t lo = lutmm_cuda_range_start(p.units, p.grid, blockIdx.x);
   const int64_t hi = lutmm_cuda_range_start(p.units, p.grid, blockIdx.x + 1);
@@ -534,13 +568,25 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
 #endif
 }
 
+/* Codes of 5..8 bits have kernels for tiles of 128 and 256 rows only
+ * (the planner gives them the wide kernel above M = 64); NULL elsewhere. */
 template <typename T, bool ONE_ROW, int TM, bool NATIVE, bool CLUSTER = false>
 const void *kernel_for(int bits) {
+  if constexpr (TM >= 128) {
+    switch (bits) {
+      case 5: return (const void *)wide_kernel<T, 5, ONE_ROW, TM, NATIVE, CLUSTER>;
+      case 6: return (const void *)wide_kernel<T, 6, ONE_ROW, TM, NATIVE, CLUSTER>;
+      case 7: return (const void *)wide_kernel<T, 7, ONE_ROW, TM, NATIVE, CLUSTER>;
+      case 8: return (const void *)wide_kernel<T, 8, ONE_ROW, TM, NATIVE, CLUSTER>;
+      default: break;
+    }
+  }
   switch (bits) {
     case 1: return (const void *)wide_kernel<T, 1, ONE_ROW, TM, NATIVE, CLUSTER>;
     case 2: return (const void *)wide_kernel<T, 2, ONE_ROW, TM, NATIVE, CLUSTER>;
     case 3: return (const void *)wide_kernel<T, 3, ONE_ROW, TM, NATIVE, CLUSTER>;
-    default: return (const void *)wide_kernel<T, 4, ONE_ROW, TM, NATIVE, CLUSTER>;
+    case 4: return (const void *)wide_kernel<T, 4, ONE_ROW, TM, NATIVE, CLUSTER>;
+    default: return nullptr;
   }
 }
 
@@ -568,6 +614,7 @@ cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t 
   void *args[] = {(void *)p};
   const bool native = p->scale_dtype == (int)compute<T>::kDtype;
   const void *kernel = kernel_for<T>(p->bits, p->atom_one_group != 0, native, p->tile_m, p->cluster_ways > 1);
+  if (kernel == nullptr) return cudaErrorInvalidValue; /* a plan the planner never makes */
   const cluster_launch c((unsigned)p->grid, THREADS, smem, stream, p->cluster_ways);
   return cudaLaunchKernelExC(&c.config, kernel, args);
 }
@@ -583,19 +630,17 @@ cudaError_t max_clusters(int ways, size_t smem, int *count) {
 
 template <typename T>
 cudaError_t allow_smem(size_t limit) {
-  for (int bits = 1; bits <= 4; bits++)
-    for (int variant = 0; variant < 3; variant++) /* one-row, per-slab converting, per-slab native */
-      for (int tile_m = 64; tile_m <= 256; tile_m *= 2) {
-        const void *kernel = kernel_for<T>(bits, variant == 0, variant == 2, tile_m);
+  for (int bits = 1; bits <= 8; bits++)
+    for (int tile_m = 64; tile_m <= 256; tile_m *= 2)
+      for (int variant = 0; variant < 4; variant++) {
+        /* one-row, per-slab converting, per-slab native, one-row cluster */
+        const bool cluster = variant == 3;
+        if (cluster && tile_m == 64) continue;
+        const void *kernel = kernel_for<T>(bits, variant == 0 || cluster, variant == 2, tile_m, cluster);
+        if (kernel == nullptr) continue;
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit);
         if (err != cudaSuccess) return err;
       }
-  for (int bits = 1; bits <= 4; bits++)
-    for (int tile_m = 128; tile_m <= 256; tile_m *= 2) {
-      const void *kernel = kernel_for<T>(bits, true, false, tile_m, true);
-      cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit);
-      if (err != cudaSuccess) return err;
-    }
   return cudaSuccess;
 }
 

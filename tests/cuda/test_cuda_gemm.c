@@ -11,7 +11,7 @@
  * partials (across the wrap of their launch tags, and the same bits as the
  * plain launches' tickets), cut columns added by clusters (and the same
  * bits without them) and by several clusters a tile, the wide kernel's cut
- * tiles, and run-to-run determinism. Exit 77 without a device. */
+ * tiles (codes of 1..8 bits), and run-to-run determinism. Exit 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -448,6 +448,17 @@ static void wide_cut_tiles(harness *h) {
     gemm_case c = {1 + i % 4, shapes[i][0], shapes[i][1], shapes[i][2], i % 2 ? 32 : 128, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
     c.scale_dtype = c.x_dtype = i % 3 == 1 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+    run_exact_and_bound(h, c);
+  }
+  /* Codes of 5..8 bits (their wide kernels have 128- and 256-row tiles):
+   * per-slab scales, a tile cut evenly (one-row scales: a cluster adds
+   * it), ragged M and N in fp32 scales, the Stream-K cut. */
+  const int64_t wider[4][3] = {{100, 2048, 2048}, {256, 1024, 1024}, {300, 3072, 600}, {256, 1024, 8960}};
+  for (int i = 0; i < 4; i++) {
+    gemm_case c = {5 + i, wider[i][0], wider[i][1], wider[i][2], i == 0 ? 32 : 128,
+                   i == 2 ? LUTMM_DTYPE_F32 : LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0,
+                   harness_next(&rng)};
+    c.x_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     run_exact_and_bound(h, c);
   }
   same_bits_twice(h, (gemm_case){4, 256, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0,

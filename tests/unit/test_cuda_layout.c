@@ -131,9 +131,10 @@ static void scale_entries(void) {
  * stated as needs: 128 fp32 accumulators per MMA thread (two warpgroups of
  * 128 threads), room for a unit's X (tile_m rows × 64 k of fp16), its atoms
  * of every plane (tile_n/64 atoms × 32 lanes × bits 16-byte words), four
- * fp32 scale rows of tile_n, the pair table (2^(2b) entries × 16 copies ×
- * 4 bytes); stages on 1024-byte boundaries; four stages within a Hopper
- * block. */
+ * fp32 scale rows of tile_n, the table (2^(2b) pair entries for b <= 4,
+ * 2^b single-code entries above, in lane copies of 4 bytes); stages on
+ * 1024-byte boundaries; four stages within a Hopper block. Codes of 5..8
+ * bits have no 64-row kernels. */
 static void wide_layout(void) {
   CHECK(LUTMM_WIDE_BARRIER_BYTES >= 2 * 8 * LUTMM_WIDE_MAX_STAGES && LUTMM_WIDE_BARRIER_BYTES % 128 == 0);
   for (int tile_m = 64; tile_m <= 256; tile_m *= 2) {
@@ -142,11 +143,13 @@ static void wide_layout(void) {
     CHECK(tile_n % 128 == 0 && tile_m % 8 == 0);  /* whole atom columns per warpgroup; wgmma's N */
     CHECK(lutmm_wide_x_bytes(tile_m) >= (size_t)tile_m * 64 * 2);
     CHECK(lutmm_wide_scale_bytes(tile_m) >= (size_t)4 * tile_n * 4);
-    for (int bits = 1; bits <= 4; bits++) {
+    for (int bits = 1; bits <= 8; bits++) {
+      if (bits > 4 && tile_m == 64) continue; /* wider codes take tiles of 128 and 256 rows only */
       const size_t stage = lutmm_wide_stage_bytes(bits, tile_m), table = lutmm_wide_table_bytes(bits);
       const size_t atoms = (size_t)(tile_n / 64) * 32u * 16u * (size_t)bits;
+      const size_t entries = (size_t)1 << (bits <= 4 ? 2 * bits : bits); /* pairs, or single codes */
       CHECK(stage >= lutmm_wide_x_bytes(tile_m) + atoms + lutmm_wide_scale_bytes(tile_m));
-      CHECK(table >= ((size_t)4 << (2 * bits)) * 16u);
+      CHECK(table >= entries * 4u * LUTMM_WIDE_TABLE_COPIES && LUTMM_WIDE_TABLE_COPIES % 4 == 0);
       CHECK(stage % 16 == 0 && table % 16 == 0); /* cp.async and wgmma descriptors take 16-byte addresses */
       /* every stage's X on a 1024-byte boundary: the 128-byte swizzle's period */
       CHECK(stage % 1024 == 0 && lutmm_wide_stages_offset(bits) % 1024 == 0);
