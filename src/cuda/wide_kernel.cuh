@@ -236,35 +236,45 @@ __device__ __forceinline__ void scale_pair(const lutmm_cuda_gemm_params &p, cons
   }
 }
 
+/* Words a lane's codes of one slab and column come in: the pair-index
+ * word (codes of up to 4 bits) or the first- and second-code byte words
+ * (5..8 bits; code_bytes). */
+template <int BITS>
+struct code_words {
+  static constexpr int COUNT = BITS <= 4 ? 1 : 2;
+};
+
+/* This warp's code words of slab `slab` for its columns. */
+template <int BITS, int TM>
+__device__ __forceinline__ void read_codes(const uint8_t *atoms_lane, int slab, int j,
+                                           uint32_t (&w)[tile<TM>::COLS][code_words<BITS>::COUNT]) {
+#pragma unroll
+  for (int cc = 0; cc < tile<TM>::COLS; cc++) {
+    const stage_words words{atoms_lane + cc * stage_layout<BITS, TM>::ATOM};
+    if constexpr (BITS <= 4) w[cc][0] = pair_indices<BITS>(words, slab, j);
+    else code_bytes<BITS>(words, slab, j, w[cc][0], w[cc][1]);
+  }
+}
+
 /* The unscaled pairs of one slab for this warp's columns, in A-fragment
  * order: rows g, g + 8 (columns of W) × k 2q.., 2q + 8.. are pairs 0, 2,
- * 1, 3 of the index word. */
+ * 1, 3 of the code words. Codes of 5..8 bits take two lookups a pair,
+ * whose entries hold their values in the low halves. */
 __device__ __forceinline__ constexpr int fragment_pair(int i) { return i == 1 ? 2 : i == 2 ? 1 : i; }
 
-template <int COLS>
-__device__ __forceinline__ void lookup_slab(const uint8_t *lane_table, const uint32_t (&index)[COLS],
+template <int BITS, int COLS>
+__device__ __forceinline__ void lookup_slab(const uint8_t *lane_table,
+                                            const uint32_t (&w)[COLS][code_words<BITS>::COUNT],
                                             uint32_t (&pairs)[COLS][4]) {
 #pragma unroll
   for (int cc = 0; cc < COLS; cc++)
 #pragma unroll
-    for (int i = 0; i < 4; i++) pairs[cc][i] = lookup(lane_table, index[cc], fragment_pair(i));
-}
-
-/* The same for codes of 5..8 bits, two lookups a pair: byte b of `first`
- * and `second` are the codes of pair b (code_bytes), whose values the low
- * halves of their entries hold. */
-template <int BITS, int TM>
-__device__ __forceinline__ void lookup_codes_slab(const uint8_t *lane_table, const uint8_t *atoms_lane, int slab,
-                                                  int j, uint32_t (&pairs)[tile<TM>::COLS][4]) {
-#pragma unroll
-  for (int cc = 0; cc < tile<TM>::COLS; cc++) {
-    uint32_t first, second;
-    code_bytes<BITS>(stage_words{atoms_lane + cc * stage_layout<BITS, TM>::ATOM}, slab, j, first, second);
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-      pairs[cc][i] = __byte_perm(lookup(lane_table, first, fragment_pair(i)),
-                                 lookup(lane_table, second, fragment_pair(i)), 0x5410u);
-  }
+    for (int i = 0; i < 4; i++) {
+      if constexpr (BITS <= 4) pairs[cc][i] = lookup(lane_table, w[cc][0], fragment_pair(i));
+      else
+        pairs[cc][i] = __byte_perm(lookup(lane_table, w[cc][0], fragment_pair(i)),
+                                   lookup(lane_table, w[cc][1], fragment_pair(i)), 0x5410u);
+    }
 }
 
 /* This warp's scales of slab `slab` for its columns (scale_pair). */
@@ -298,32 +308,25 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
                                              float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
   using L = stage_layout<BITS, TM>;
   constexpr int COLS = tile<TM>::COLS;
-  constexpr bool AHEAD = ONE_ROW && slices<BITS>::count == 1 && BITS <= 4;
+  constexpr bool AHEAD = ONE_ROW && (slices<BITS>::count == 1 || BITS > 4);
   const uint8_t *scales = stage + L::SCALES;
   const uint8_t *atoms_lane = stage + L::W + wg * COLS * L::ATOM + 16 * lane;
   const uint32_t x_base = smem_address(stage + L::X);
-  uint32_t index[4][COLS], s_lo[COLS], s_hi[COLS], pairs[2][COLS][4], a[2][COLS][4];
+  uint32_t codes[4][COLS][code_words<BITS>::COUNT], s_lo[COLS], s_hi[COLS], pairs[2][COLS][4], a[2][COLS][4];
   slab_scales<T, BITS, ONE_ROW, TM, NATIVE>(p, s, scales, 0, wg, j, lane, s_lo, s_hi);
   if constexpr (AHEAD) {
 #pragma unroll
-    for (int slab = 0; slab < 4; slab++)
-#pragma unroll
-      for (int cc = 0; cc < COLS; cc++)
-        index[slab][cc] = pair_indices<BITS>(stage_words{atoms_lane + cc * L::ATOM}, slab, j);
-    lookup_slab(lane_table, index[0], pairs[0]);
+    for (int slab = 0; slab < 4; slab++) read_codes<BITS, TM>(atoms_lane, slab, j, codes[slab]);
+    lookup_slab<BITS>(lane_table, codes[0], pairs[0]);
   }
 #pragma unroll
   for (int slab = 0; slab < 4; slab++) {
     const int now = slab % 2;
-    if (AHEAD && slab < 3) lookup_slab(lane_table, index[slab + 1], pairs[(slab + 1) % 2]);
+    if (AHEAD && slab < 3) lookup_slab<BITS>(lane_table, codes[slab + 1], pairs[(slab + 1) % 2]);
     if (!ONE_ROW && slab > 0) slab_scales<T, BITS, ONE_ROW, TM, NATIVE>(p, s, scales, slab, wg, j, lane, s_lo, s_hi);
-    if constexpr (BITS > 4) {
-      lookup_codes_slab<BITS, TM>(lane_table, atoms_lane, slab, j, pairs[now]);
-    } else if (!AHEAD) {
-#pragma unroll
-      for (int cc = 0; cc < COLS; cc++)
-        index[slab][cc] = pair_indices<BITS>(stage_words{atoms_lane + cc * L::ATOM}, slab, j);
-      lookup_slab(lane_table, index[slab], pairs[now]);
+    if (!AHEAD) {
+      read_codes<BITS, TM>(atoms_lane, slab, j, codes[slab]);
+      lookup_slab<BITS>(lane_table, codes[slab], pairs[now]);
     }
 #pragma unroll
     for (int cc = 0; cc < COLS; cc++) {
