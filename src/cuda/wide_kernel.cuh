@@ -191,9 +191,10 @@ struct stage_words {
 };
 
 /* The table (lutmm_wide_table_bytes): entry e at e·128 bytes (e·64 in a
- * 16-copy build), lane L's copy at lane_table = table + 4·(L mod COPIES). Codes of up to 4 bits:
- * entry e holds the pair of codes whose slices e holds (pair_value); wider
- * codes: entry c holds code c's value in both halves. */
+ * 16-copy build), lane L's copy at +4·(L mod COPIES). Codes of up to 4
+ * bits: entry e holds the pair of codes whose slices e holds
+ * (pair_value); wider codes: entry c holds code c's value in both
+ * halves. */
 constexpr int TABLE_COPIES = LUTMM_WIDE_TABLE_COPIES;
 constexpr int ENTRY_LOG2 = TABLE_COPIES == 32 ? 7 : 6;
 static_assert(4 * TABLE_COPIES == 1 << ENTRY_LOG2, "32 or 16 lane copies");
@@ -210,11 +211,16 @@ __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
   }
 }
 
-/* The entry of index byte b (a pair index, or a code of 5..8 bits). */
-__device__ __forceinline__ uint32_t lookup(const uint8_t *lane_table, uint32_t index, int b) {
-  constexpr uint32_t MASK = 0xFFu << ENTRY_LOG2;
-  const uint32_t offset = b == 0 ? (index << ENTRY_LOG2) & MASK : (index >> (8 * b - ENTRY_LOG2)) & MASK;
-  return *(const uint32_t *)(lane_table + offset);
+/* The entry of index byte b (a pair index, or a code of 5..8 bits);
+ * table_lane: the shared-window address of this lane's copy of entry 0.
+ * Two instructions an address: a PRMT takes the byte out, an LEA scales
+ * and adds it (a shift, a mask and a three-way add of the generic
+ * pointer's window base took three). */
+__device__ __forceinline__ uint32_t lookup(uint32_t table_lane, uint32_t index, int b) {
+  const uint32_t entry = __byte_perm(index, 0, 0x4440u | (uint32_t)b);
+  uint32_t v;
+  asm("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(table_lane + (entry << ENTRY_LOG2)));
+  return v;
 }
 
 /* This lane's two scales of n16 block j (columns 16j + lane/4 and + 8) of
@@ -263,17 +269,17 @@ __device__ __forceinline__ void read_codes(const uint8_t *atoms_lane, int slab, 
 __device__ __forceinline__ constexpr int fragment_pair(int i) { return i == 1 ? 2 : i == 2 ? 1 : i; }
 
 template <int BITS, int COLS>
-__device__ __forceinline__ void lookup_slab(const uint8_t *lane_table,
+__device__ __forceinline__ void lookup_slab(uint32_t table_lane,
                                             const uint32_t (&w)[COLS][code_words<BITS>::COUNT],
                                             uint32_t (&pairs)[COLS][4]) {
 #pragma unroll
   for (int cc = 0; cc < COLS; cc++)
 #pragma unroll
     for (int i = 0; i < 4; i++) {
-      if constexpr (BITS <= 4) pairs[cc][i] = lookup(lane_table, w[cc][0], fragment_pair(i));
+      if constexpr (BITS <= 4) pairs[cc][i] = lookup(table_lane, w[cc][0], fragment_pair(i));
       else
-        pairs[cc][i] = __byte_perm(lookup(lane_table, w[cc][0], fragment_pair(i)),
-                                   lookup(lane_table, w[cc][1], fragment_pair(i)), 0x5410u);
+        pairs[cc][i] = __byte_perm(lookup(table_lane, w[cc][0], fragment_pair(i)),
+                                   lookup(table_lane, w[cc][1], fragment_pair(i)), 0x5410u);
     }
 }
 
@@ -304,7 +310,7 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
  * completed (wait for all but the latest group). */
 template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
 __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *stage,
-                                             const uint8_t *lane_table, int wg, int j, int lane,
+                                             uint32_t table_lane, int wg, int j, int lane,
                                              float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
   using L = stage_layout<BITS, TM>;
   constexpr int COLS = tile<TM>::COLS;
@@ -317,16 +323,16 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
   if constexpr (AHEAD) {
 #pragma unroll
     for (int slab = 0; slab < 4; slab++) read_codes<BITS, TM>(atoms_lane, slab, j, codes[slab]);
-    lookup_slab<BITS>(lane_table, codes[0], pairs[0]);
+    lookup_slab<BITS>(table_lane, codes[0], pairs[0]);
   }
 #pragma unroll
   for (int slab = 0; slab < 4; slab++) {
     const int now = slab % 2;
-    if (AHEAD && slab < 3) lookup_slab<BITS>(lane_table, codes[slab + 1], pairs[(slab + 1) % 2]);
+    if (AHEAD && slab < 3) lookup_slab<BITS>(table_lane, codes[slab + 1], pairs[(slab + 1) % 2]);
     if (!ONE_ROW && slab > 0) slab_scales<T, BITS, ONE_ROW, TM, NATIVE>(p, s, scales, slab, wg, j, lane, s_lo, s_hi);
     if (!AHEAD) {
       read_codes<BITS, TM>(atoms_lane, slab, j, codes[slab]);
-      lookup_slab<BITS>(lane_table, codes[slab], pairs[now]);
+      lookup_slab<BITS>(table_lane, codes[slab], pairs[now]);
     }
 #pragma unroll
     for (int cc = 0; cc < COLS; cc++) {
@@ -493,7 +499,7 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
                                         const uint8_t *table, uint32_t full, uint32_t empty, int warp, int lane) {
   const int wg = warp / 4, j = warp % 4;
   const size_t stage_bytes = lutmm_wide_stage_bytes(BITS, TM);
-  const uint8_t *lane_table = table + 4 * (lane % TABLE_COPIES);
+  const uint32_t table_lane = smem_address(table) + 4 * (lane % TABLE_COPIES);
   float acc[tile<TM>::COLS][tile<TM>::ACC];
   zero_floats(acc);
   unit_site at = site_of(p, lo);
@@ -502,7 +508,7 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
   uint32_t round = 0;
   for (int64_t u = lo; u < hi; u++) {
     mbarrier_wait(full + 8 * stage, round & 1);
-    compute_unit<T, BITS, ONE_ROW, TM, NATIVE>(p, at, stages + (size_t)stage * stage_bytes, lane_table, wg, j, lane, acc);
+    compute_unit<T, BITS, ONE_ROW, TM, NATIVE>(p, at, stages + (size_t)stage * stage_bytes, table_lane, wg, j, lane, acc);
     if (previous >= 0) {
       /* Every lane arrives, not lane 0 for its warp: the same order, but
        * racecheck orders a thread's reads by that thread's own arrival only,
