@@ -296,25 +296,24 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
 }
 
 /* One unit: for each slab, this warp's A fragments of its COLS columns,
- * then one wgmma per column into acc. With one-row scales and codes of one
- * slice plane looked up by pairs (1, 2 or 4 bits) the shared-memory reads
- * run a slab ahead, since the MMA fences keep the compiler from moving
- * them: every index word of the unit first, then the lookups of slab
- * s + 1 before the fragments of slab s are scaled and multiplied. For
- * 3-bit codes and per-slab scales that ran slower (more registers,
- * spills), so they read each slab's words when it comes, as codes of 5..8
- * bits do. At 64-row tiles (four columns) the one-plane kernels spill
- * 8-32 B and still gain from running ahead (without it they ran up to 9 %
- * slower on the H100). Each slab's group may run on while the next is
- * prepared; a fragment buffer is reused only after the group that read it
- * completed (wait for all but the latest group). */
+ * then one wgmma per column into acc. With one-row scales the
+ * shared-memory reads run a slab ahead, since the MMA fences keep the
+ * compiler from moving them: every code word of the unit first, then the
+ * lookups of slab s + 1 before the fragments of slab s are scaled and
+ * multiplied (H100, same runs: 5-11 % faster for codes of 5..8 bits, 4-7 %
+ * for 3-bit codes, up to 9 % for the 1/2/4-bit 64-row kernels, which spill
+ * 8-32 B for it). Per-slab scales read each slab's words when it comes:
+ * running ahead there ranged from 5 % faster to 9 % slower by width and
+ * tile (docs/PERF.md, change 56). Each slab's group may run on while the
+ * next is prepared; a fragment buffer is reused only after the group that
+ * read it completed (wait for all but the latest group). */
 template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
 __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *stage,
                                              uint32_t table_lane, int wg, int j, int lane,
                                              float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
   using L = stage_layout<BITS, TM>;
   constexpr int COLS = tile<TM>::COLS;
-  constexpr bool AHEAD = ONE_ROW && (slices<BITS>::count == 1 || BITS > 4);
+  constexpr bool AHEAD = ONE_ROW;
   const uint8_t *scales = stage + L::SCALES;
   const uint8_t *atoms_lane = stage + L::W + wg * COLS * L::ATOM + 16 * lane;
   const uint32_t x_base = smem_address(stage + L::X);
