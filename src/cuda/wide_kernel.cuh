@@ -283,13 +283,25 @@ __device__ __forceinline__ void lookup_slab(uint32_t table_lane,
     }
 }
 
-/* This warp's scales of slab `slab` for its columns (scale_pair). */
-template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
-__device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *scales,
-                                            int slab, int wg, int j, int lane, uint32_t (&lo)[tile<TM>::COLS],
+/* The stage's scale row of slab `slab` of unit s (per-slab scales). With
+ * `shift` >= 0 (groups of 16 and 32 rows, an atom wholly inside K:
+ * slab_shift) it is (16·slab) >> log2(group), one shift, where
+ * slab_scale_row's clamped 64-bit arithmetic and division branch took
+ * about 25 instructions a slab (SASS). */
+__device__ __forceinline__ int slab_row(const lutmm_cuda_gemm_params &p, const unit_site &s, int slab, int shift) {
+  return shift >= 0 ? slab >> shift : slab_scale_row(p, s.it, slab);
+}
+
+__device__ __forceinline__ int slab_shift(const lutmm_cuda_gemm_params &p, const unit_site &s) {
+  return (p.group_log2 == 4 || p.group_log2 == 5) && s.it * 64 + 64 <= p.k ? p.group_log2 - 4 : -1;
+}
+
+/* This warp's scales of stage scale row r for its columns (scale_pair). */
+template <typename T, int BITS, int TM, bool NATIVE>
+__device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, const uint8_t *scales, int r, int wg,
+                                            int j, int lane, uint32_t (&lo)[tile<TM>::COLS],
                                             uint32_t (&hi)[tile<TM>::COLS]) {
   constexpr int COLS = tile<TM>::COLS;
-  const int r = ONE_ROW ? 0 : slab_scale_row(p, s.it, slab);
 #pragma unroll
   for (int cc = 0; cc < COLS; cc++)
     scale_pair<T, NATIVE>(p, scales, stage_layout<BITS, TM>::ROW, r, wg * COLS + cc, j, lane, lo[cc], hi[cc]);
@@ -318,7 +330,8 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
   const uint8_t *atoms_lane = stage + L::W + wg * COLS * L::ATOM + 16 * lane;
   const uint32_t x_base = smem_address(stage + L::X);
   uint32_t codes[4][COLS][code_words<BITS>::COUNT], s_lo[COLS], s_hi[COLS], pairs[2][COLS][4], a[2][COLS][4];
-  slab_scales<T, BITS, ONE_ROW, TM, NATIVE>(p, s, scales, 0, wg, j, lane, s_lo, s_hi);
+  const int shift = ONE_ROW ? -1 : slab_shift(p, s);
+  slab_scales<T, BITS, TM, NATIVE>(p, scales, 0, wg, j, lane, s_lo, s_hi);
   if constexpr (AHEAD) {
 #pragma unroll
     for (int slab = 0; slab < 4; slab++) read_codes<BITS, TM>(atoms_lane, slab, j, codes[slab]);
@@ -328,7 +341,8 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
   for (int slab = 0; slab < 4; slab++) {
     const int now = slab % 2;
     if (AHEAD && slab < 3) lookup_slab<BITS>(table_lane, codes[slab + 1], pairs[(slab + 1) % 2]);
-    if (!ONE_ROW && slab > 0) slab_scales<T, BITS, ONE_ROW, TM, NATIVE>(p, s, scales, slab, wg, j, lane, s_lo, s_hi);
+    if (!ONE_ROW && slab > 0)
+      slab_scales<T, BITS, TM, NATIVE>(p, scales, slab_row(p, s, slab, shift), wg, j, lane, s_lo, s_hi);
     if (!AHEAD) {
       read_codes<BITS, TM>(atoms_lane, slab, j, codes[slab]);
       lookup_slab<BITS>(table_lane, codes[slab], pairs[now]);
