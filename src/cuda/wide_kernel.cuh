@@ -14,8 +14,9 @@
  * time, wider ones a code at a time) are exactly its rows of the wgmma A
  * operand (16 rows per warp, mma.m16n8k16's A layout), so the weights
  * never go back to shared memory. X^T, the B operand, is read by the
- * tensor cores straight from the stage (128-byte swizzle). One wgmma.m64n{TM}k16 per column and slab
- * then multiplies each dequantized weight by TM rows of X, and the
+ * tensor cores straight from the stage (128-byte swizzle). One
+ * wgmma.m64n{TM}k16 per column and slab then multiplies each dequantized
+ * weight by TM rows of X, and the
  * dequantization of the next slab overlaps it. Stages change hands through
  * mbarriers (mbarrier.cuh): a stage's `full` barrier completes when the
  * producer's copies into it have landed, its `empty` barrier when all
@@ -213,9 +214,9 @@ __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
 
 /* The entry of index byte b (a pair index, or a code of 5..8 bits);
  * table_lane: the shared-window address of this lane's copy of entry 0.
- * Two instructions an address: a PRMT takes the byte out, an LEA scales
- * and adds it (a shift, a mask and a three-way add of the generic
- * pointer's window base took three). */
+ * Two instructions an address: a PRMT takes the byte out, one
+ * multiply-add scales it and adds the lane's copy (a shift, a mask and a
+ * three-way add of the generic pointer's window base took three). */
 __device__ __forceinline__ uint32_t lookup(uint32_t table_lane, uint32_t index, int b) {
   const uint32_t entry = __byte_perm(index, 0, 0x4440u | (uint32_t)b);
   uint32_t v;
