@@ -158,11 +158,8 @@ LUTMM_HD static inline size_t lutmm_wide_scale_bytes(int tile_m) { return (size_
  * copies of 4 bytes (entry e at e·128, lane L's copy at +4L), so that no
  * lookup of a warp shares a bank with another. With 16 copies (lanes L
  * and L + 16 on one bank, a lookup two wavefronts) the 1..4-bit kernels
- * ran 1-4 % slower in median on the H100 (docs/PERF.md, change 53); the
- * macro keeps that build one definition away. */
-#ifndef LUTMM_WIDE_TABLE_COPIES
+ * ran 1-4 % slower in median on the H100 (docs/PERF.md, change 53). */
 #define LUTMM_WIDE_TABLE_COPIES 32
-#endif
 LUTMM_HD static inline size_t lutmm_wide_table_entries(int bits) { return (size_t)1 << (bits <= 4 ? 2 * bits : bits); }
 LUTMM_HD static inline size_t lutmm_wide_table_bytes(int bits) {
   return lutmm_wide_table_entries(bits) * 4u * LUTMM_WIDE_TABLE_COPIES;

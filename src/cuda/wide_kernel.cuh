@@ -191,19 +191,18 @@ struct stage_words {
   }
 };
 
-/* The table (lutmm_wide_table_bytes): entry e at e·128 bytes (e·64 in a
- * 16-copy build), lane L's copy at +4·(L mod COPIES). Codes of up to 4
- * bits: entry e holds the pair of codes whose slices e holds
- * (pair_value); wider codes: entry c holds code c's value in both
- * halves. */
-constexpr int TABLE_COPIES = LUTMM_WIDE_TABLE_COPIES;
-constexpr int ENTRY_LOG2 = TABLE_COPIES == 32 ? 7 : 6;
-static_assert(4 * TABLE_COPIES == 1 << ENTRY_LOG2, "32 or 16 lane copies");
+/* The table (lutmm_wide_table_bytes): entry e at e·128 bytes, lane L's
+ * copy at +4L. Codes of up to 4 bits: entry e holds the pair of codes
+ * whose slices e holds (pair_value); wider codes: entry c holds code c's
+ * value in both halves. */
+constexpr int ENTRY_LOG2 = 7;
+static_assert(4 * LUTMM_WIDE_TABLE_COPIES == 1 << ENTRY_LOG2, "an entry's lane copies");
 
 template <typename T, int BITS>
 __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
-  constexpr int ENTRIES = BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS, STORES = TABLE_COPIES / 4;
-  for (int i = (int)threadIdx.x; i < ENTRIES * STORES; i += THREADS) {
+  constexpr int STORES = LUTMM_WIDE_TABLE_COPIES / 4; /* 16-byte stores an entry */
+  const int entries = (int)lutmm_wide_table_entries(BITS);
+  for (int i = (int)threadIdx.x; i < entries * STORES; i += THREADS) {
     const int e = i / STORES;
     uint32_t v;
     if constexpr (BITS <= 4) v = pair_value<T, BITS>(p, e);
@@ -513,7 +512,7 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
                                         const uint8_t *table, uint32_t full, uint32_t empty, int warp, int lane) {
   const int wg = warp / 4, j = warp % 4;
   const size_t stage_bytes = lutmm_wide_stage_bytes(BITS, TM);
-  const uint32_t table_lane = smem_address(table) + 4 * (lane % TABLE_COPIES);
+  const uint32_t table_lane = smem_address(table) + 4 * lane;
   float acc[tile<TM>::COLS][tile<TM>::ACC];
   zero_floats(acc);
   unit_site at = site_of(p, lo);

@@ -450,10 +450,12 @@ static void wide_cut_tiles(harness *h) {
     c.scale_dtype = c.x_dtype = i % 3 == 1 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     run_exact_and_bound(h, c);
   }
-  /* Codes of 5..8 bits (their wide kernels have 128- and 256-row tiles):
-   * per-slab scales, a tile cut evenly (one-row scales: a cluster adds
-   * it), ragged M and N in fp32 scales, the Stream-K cut. */
-  const int64_t wider[4][3] = {{100, 2048, 2048}, {256, 1024, 1024}, {300, 3072, 600}, {256, 1024, 8960}};
+  /* Codes of 5..8 bits (their wide kernels have 128- and 256-row tiles),
+   * on a 132-SM part: per-slab scales with tiles cut evenly in 8 (the
+   * fixup adds them); 64 tiles halved, each added by a cluster of its two
+   * blocks (the fifth shape above, for 6-bit codes); ragged M and N in
+   * fp32 scales, cut in 8; the Stream-K cut. */
+  const int64_t wider[4][3] = {{100, 2048, 2048}, {256, 1024, 8192}, {300, 3072, 600}, {256, 1024, 8960}};
   for (int i = 0; i < 4; i++) {
     gemm_case c = {5 + i, wider[i][0], wider[i][1], wider[i][2], i == 0 ? 32 : 128,
                    i == 2 ? LUTMM_DTYPE_F32 : LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0,

@@ -149,7 +149,7 @@ static void wide_layout(void) {
       const size_t atoms = (size_t)(tile_n / 64) * 32u * 16u * (size_t)bits;
       const size_t entries = (size_t)1 << (bits <= 4 ? 2 * bits : bits); /* pairs, or single codes */
       CHECK(stage >= lutmm_wide_x_bytes(tile_m) + atoms + lutmm_wide_scale_bytes(tile_m));
-      CHECK(table >= entries * 4u * LUTMM_WIDE_TABLE_COPIES && LUTMM_WIDE_TABLE_COPIES % 4 == 0);
+      CHECK(table >= entries * 4u * 32u); /* a 4-byte copy of every entry for each lane of a warp */
       CHECK(stage % 16 == 0 && table % 16 == 0); /* cp.async and wgmma descriptors take 16-byte addresses */
       /* every stage's X on a 1024-byte boundary: the 128-byte swizzle's period */
       CHECK(stage % 1024 == 0 && lutmm_wide_stages_offset(bits) % 1024 == 0);
