@@ -281,9 +281,11 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
 }
 
 /* The wide kernel (Hopper wgmma), where the device runs its sm_90a code:
- * for codes of up to 4 bits above 32 rows of X, for wider codes above 64
- * (tiles of 128 and 256 rows; below, the skinny kernel's one 64-row launch
- * keeps them). Tiles of 256 rows above
+ * for codes of up to 4 bits above 32 rows of X; for wider codes above 64
+ * rows, or above 32 where a 64-row atom spans several groups (tiles of 128
+ * and 256 rows only; below, the skinny kernel's one 64-row launch keeps
+ * those with one group an atom, while per-slab scales would take it two
+ * 32-row launches). Tiles of 256 rows above
  * M = 128 (each weight dequantized once for twice the rows), 128 rows above
  * 64, and at M = 33..64 64-row tiles where W has more than 4096 columns:
  * there they took 0.65-0.95x the skinny kernel's 64-row launch (8192 x
@@ -292,10 +294,12 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
  * 8 % slower), while on W of at most 4096 columns, of only 1 to 8 such
  * 512-column tiles, they ran 1.1-1.4x the 128-row tile's time
  * (docs/HEURISTICS.md). */
-static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
-  if (!s->wide || a->m <= (w->params.bits > 4 ? 64 : 32)) return 0;
+static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
+                       const lutmm_cuda_gemm_params *p) {
+  const int wide_codes = w->params.bits > 4;
+  if (!s->wide || a->m <= (wide_codes && p->atom_one_group ? 64 : 32)) return 0;
   if (a->m > 128) return 256;
-  return a->m > 64 || w->params.n <= 4096 ? 128 : 64;
+  return a->m > 64 || wide_codes || w->params.n <= 4096 ? 128 : 64;
 }
 
 /* As many stages as fit, at most LUTMM_WIDE_MAX_STAGES; none (no wide
@@ -353,7 +357,7 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   lutmm_cuda_gemm_params p;
   memset(&p, 0, sizeof p);
   fill_operands(w, args, &p);
-  const int tile_m = wide_tile_m(s, w, args);
+  const int tile_m = wide_tile_m(s, w, args, &p);
   const int stages = tile_m > 0 ? wide_stages(s, w->params.bits, tile_m) : 0;
   if (stages > 0) return lutmm_cuda_status(launch_wide(s, w, args, tile_m, stages, &p));
   if (use_skinny(s, w, args, &p)) return lutmm_cuda_status(launch_skinny_rows(s, w, args, &p));
