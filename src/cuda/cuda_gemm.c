@@ -280,26 +280,28 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
   return cudaSuccess;
 }
 
-/* The wide kernel (Hopper wgmma), where the device runs its sm_90a code:
- * for codes of up to 4 bits above 32 rows of X; for wider codes above 64
- * rows, or above 32 where a 64-row atom spans several groups (tiles of 128
- * and 256 rows only; below, the skinny kernel's one 64-row launch keeps
- * those with one group an atom, while per-slab scales would take it two
- * 32-row launches). Tiles of 256 rows above
- * M = 128 (each weight dequantized once for twice the rows), 128 rows above
- * 64, and at M = 33..64 64-row tiles where W has more than 4096 columns:
- * there they took 0.65-0.95x the skinny kernel's 64-row launch (8192 x
- * 28672, 28672 x 8192, 8192 x 8192, 4096 x 14336, groups of 32 to 128; 3-bit
- * codes with groups of 64 and up on 8192 x 28672 and 4096 x 14336 up to
- * 8 % slower), while on W of at most 4096 columns, of only 1 to 8 such
- * 512-column tiles, they ran 1.1-1.4x the 128-row tile's time
- * (docs/HEURISTICS.md). */
+/* The wide kernel (Hopper wgmma), where the device runs its sm_90a code,
+ * above 32 rows of X: tiles of 256 rows above M = 128 (each weight
+ * dequantized once for twice the rows), 128 rows above 64, and at
+ * M = 33..64 by the width of W and the codes (docs/HEURISTICS.md):
+ * - W of at most 4096 columns: 128-row tiles. There the skinny kernel's
+ *   64-row launch ran 1.25-1.75x their time (NF4, 4096 x 4096, 8192 x 1024,
+ *   14336 x 4096), while 64-row tiles, 1 to 8 tiles of 512 columns, ran
+ *   1.1-1.4x it.
+ * - Wider W, codes of up to 4 bits: 64-row tiles (0.65-0.95x the skinny
+ *   launch's time on 8192 x 28672, 28672 x 8192, 8192 x 8192, 4096 x 14336,
+ *   groups of 32 to 128; 3-bit codes with groups of 64 and up on 8192 x
+ *   28672 and 4096 x 14336 up to 8 % slower).
+ * - Wider W, codes of 5..8 bits, which have no 64-row tiles: 128-row tiles
+ *   where a 64-row atom spans several scale groups (the skinny kernel would
+ *   take two 32-row launches), else the skinny kernel's one 64-row launch. */
 static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                        const lutmm_cuda_gemm_params *p) {
-  const int wide_codes = w->params.bits > 4;
-  if (!s->wide || a->m <= (wide_codes && p->atom_one_group ? 64 : 32)) return 0;
+  if (!s->wide || a->m <= 32) return 0;
   if (a->m > 128) return 256;
-  return a->m > 64 || wide_codes || w->params.n <= 4096 ? 128 : 64;
+  if (a->m > 64 || w->params.n <= 4096) return 128;
+  if (w->params.bits <= 4) return 64;
+  return p->atom_one_group ? 0 : 128;
 }
 
 /* As many stages as fit, at most LUTMM_WIDE_MAX_STAGES; none (no wide
