@@ -314,9 +314,11 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
  * lookups of slab s + 1 before the fragments of slab s are scaled and
  * multiplied (H100, same runs: 5-11 % faster for codes of 5..8 bits, 4-7 %
  * for 3-bit codes, up to 9 % for the 1/2/4-bit 64-row kernels, which spill
- * 8-32 B for it). Per-slab scales read each slab's words when it comes:
- * running ahead there ranged from 5 % faster to 9 % slower by width and
- * tile (docs/PERF.md, change 56). Each slab's group may run on while the
+ * 8-32 B for it). Per-slab scales run ahead in tiles of 128 and 256 rows
+ * (every width 1-7 % faster in median once a slab's scale row took a
+ * shift, change 57) but read each slab's words when it comes in 64-row
+ * tiles, where running ahead took 2- and 4-bit codes 3-6 % slower
+ * (docs/PERF.md, change 60). Each slab's group may run on while the
  * next is prepared; a fragment buffer is reused only after the group that
  * read it completed (wait for all but the latest group). */
 template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
@@ -325,7 +327,7 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
                                              float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
   using L = stage_layout<BITS, TM>;
   constexpr int COLS = tile<TM>::COLS;
-  constexpr bool AHEAD = ONE_ROW;
+  constexpr bool AHEAD = ONE_ROW || TM >= 128;
   const uint8_t *scales = stage + L::SCALES;
   const uint8_t *atoms_lane = stage + L::W + wg * COLS * L::ATOM + 16 * lane;
   const uint32_t x_base = smem_address(stage + L::X);
