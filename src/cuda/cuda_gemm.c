@@ -283,25 +283,23 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
 /* The wide kernel (Hopper wgmma), where the device runs its sm_90a code,
  * above 32 rows of X: tiles of 256 rows above M = 128 (each weight
  * dequantized once for twice the rows), 128 rows above 64, and at
- * M = 33..64 by the width of W and the codes (docs/HEURISTICS.md):
- * - W of at most 4096 columns: 128-row tiles. There the skinny kernel's
- *   64-row launch ran 1.25-1.75x their time (NF4, 4096 x 4096, 8192 x 1024,
- *   14336 x 4096), while 64-row tiles, 1 to 8 tiles of 512 columns, ran
- *   1.1-1.4x it.
- * - Wider W, codes of up to 4 bits: 64-row tiles (0.65-0.95x the skinny
- *   launch's time on 8192 x 28672, 28672 x 8192, 8192 x 8192, 4096 x 14336,
+ * M = 33..64 by the width of W (docs/HEURISTICS.md):
+ * - at most 4096 columns: 128-row tiles. There the skinny kernel's 64-row
+ *   launch ran 1.25-1.75x their time (NF4, 4096 x 4096, 8192 x 1024,
+ *   14336 x 4096; codes of 5..8 bits 1.2-1.8x), while 64-row tiles, 1 to 8
+ *   tiles of 512 columns, ran 1.1-1.4x it.
+ * - wider: 64-row tiles, 0.65-0.95x the skinny launch's time (8192 x
+ *   28672, 28672 x 8192, 8192 x 8192, 4096 x 14336, codes of 2..4 bits,
  *   groups of 32 to 128; 3-bit codes with groups of 64 and up on 8192 x
- *   28672 and 4096 x 14336 up to 8 % slower).
- * - Wider W, codes of 5..8 bits, which have no 64-row tiles: 128-row tiles
- *   where a 64-row atom spans several scale groups (the skinny kernel would
- *   take two 32-row launches), else the skinny kernel's one 64-row launch. */
-static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
-                       const lutmm_cuda_gemm_params *p) {
+ *   28672 and 4096 x 14336 up to 8 % slower); for codes of 5..8 bits
+ *   0.77-1.07x (median 0.91; 8192 x 28672 0.93-1.07x) with one-row
+ *   scales, and with per-slab scales 0.80-1.02x (median 0.87) the time of
+ *   the 128-row tiles, which they took before (their skinny launches cost
+ *   more still). */
+static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
   if (!s->wide || a->m <= 32) return 0;
   if (a->m > 128) return 256;
-  if (a->m > 64 || w->params.n <= 4096) return 128;
-  if (w->params.bits <= 4) return 64;
-  return p->atom_one_group ? 0 : 128;
+  return a->m > 64 || w->params.n <= 4096 ? 128 : 64;
 }
 
 /* As many stages as fit, at most LUTMM_WIDE_MAX_STAGES; none (no wide
@@ -359,7 +357,7 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   lutmm_cuda_gemm_params p;
   memset(&p, 0, sizeof p);
   fill_operands(w, args, &p);
-  const int tile_m = wide_tile_m(s, w, args, &p);
+  const int tile_m = wide_tile_m(s, w, args);
   const int stages = tile_m > 0 ? wide_stages(s, w->params.bits, tile_m) : 0;
   if (stages > 0) return lutmm_cuda_status(launch_wide(s, w, args, tile_m, stages, &p));
   if (use_skinny(s, w, args, &p)) return lutmm_cuda_status(launch_skinny_rows(s, w, args, &p));

@@ -308,26 +308,27 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
 }
 
 /* One unit: for each slab, this warp's A fragments of its COLS columns,
- * then one wgmma per column into acc. With one-row scales the
+ * then one wgmma per column into acc. In tiles of 128 and 256 rows the
  * shared-memory reads run a slab ahead, since the MMA fences keep the
  * compiler from moving them: every code word of the unit first, then the
  * lookups of slab s + 1 before the fragments of slab s are scaled and
- * multiplied (H100, same runs: 5-11 % faster for codes of 5..8 bits, 4-7 %
- * for 3-bit codes, up to 9 % for the 1/2/4-bit 64-row kernels, which spill
- * 8-32 B for it). Per-slab scales run ahead in tiles of 128 and 256 rows
- * (every width 1-7 % faster in median once a slab's scale row took a
- * shift, change 57) but read each slab's words when it comes in 64-row
- * tiles, where running ahead took 2- and 4-bit codes 3-6 % slower
- * (docs/PERF.md, change 60). Each slab's group may run on while the
- * next is prepared; a fragment buffer is reused only after the group that
- * read it completed (wait for all but the latest group). */
+ * multiplied (H100, same runs: with one-row scales 5-11 % faster for codes
+ * of 5..8 bits, 4-7 % for 3-bit codes; with per-slab scales 0-7 % in
+ * median for every width once a slab's scale row took a shift, change
+ * 57). In 64-row tiles, four columns a warpgroup, only one-row codes of
+ * up to 4 bits run ahead (up to 9 % faster, spilling 8-32 B): per-slab
+ * 2- and 4-bit codes ran 3-6 % slower ahead, one-row 5..8-bit codes 3-11 %
+ * slower, spilling 64-152 B (docs/PERF.md, changes 60 and 61). Each slab's
+ * group may run on while the next is prepared; a fragment buffer is reused
+ * only after the group that read it completed (wait for all but the
+ * latest group). */
 template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
 __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *stage,
                                              uint32_t table_lane, int wg, int j, int lane,
                                              float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
   using L = stage_layout<BITS, TM>;
   constexpr int COLS = tile<TM>::COLS;
-  constexpr bool AHEAD = ONE_ROW || TM >= 128;
+  constexpr bool AHEAD = TM >= 128 || (ONE_ROW && BITS <= 4);
   const uint8_t *scales = stage + L::SCALES;
   const uint8_t *atoms_lane = stage + L::W + wg * COLS * L::ATOM + 16 * lane;
   const uint32_t x_base = smem_address(stage + L::X);
@@ -592,24 +593,18 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
 #endif
 }
 
-/* Codes of 5..8 bits have kernels for tiles of 128 and 256 rows only
- * (the planner gives them the wide kernel above M = 64); NULL elsewhere. */
+/* The instantiation for a code width; NULL for widths past 8. */
 template <typename T, bool ONE_ROW, int TM, bool NATIVE, bool CLUSTER = false>
 const void *kernel_for(int bits) {
-  if constexpr (TM >= 128) {
-    switch (bits) {
-      case 5: return (const void *)wide_kernel<T, 5, ONE_ROW, TM, NATIVE, CLUSTER>;
-      case 6: return (const void *)wide_kernel<T, 6, ONE_ROW, TM, NATIVE, CLUSTER>;
-      case 7: return (const void *)wide_kernel<T, 7, ONE_ROW, TM, NATIVE, CLUSTER>;
-      case 8: return (const void *)wide_kernel<T, 8, ONE_ROW, TM, NATIVE, CLUSTER>;
-      default: break;
-    }
-  }
   switch (bits) {
     case 1: return (const void *)wide_kernel<T, 1, ONE_ROW, TM, NATIVE, CLUSTER>;
     case 2: return (const void *)wide_kernel<T, 2, ONE_ROW, TM, NATIVE, CLUSTER>;
     case 3: return (const void *)wide_kernel<T, 3, ONE_ROW, TM, NATIVE, CLUSTER>;
     case 4: return (const void *)wide_kernel<T, 4, ONE_ROW, TM, NATIVE, CLUSTER>;
+    case 5: return (const void *)wide_kernel<T, 5, ONE_ROW, TM, NATIVE, CLUSTER>;
+    case 6: return (const void *)wide_kernel<T, 6, ONE_ROW, TM, NATIVE, CLUSTER>;
+    case 7: return (const void *)wide_kernel<T, 7, ONE_ROW, TM, NATIVE, CLUSTER>;
+    case 8: return (const void *)wide_kernel<T, 8, ONE_ROW, TM, NATIVE, CLUSTER>;
     default: return nullptr;
   }
 }

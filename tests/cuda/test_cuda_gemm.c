@@ -6,7 +6,7 @@
  * cooperative launches; LUTMM_CUDA_COOPERATIVE=0 runs the last-contributor
  * one), groups of 16 and 32 over a K that ends inside an atom, a small caller
  * workspace, 33..64 rows over more than 4096 columns (the wide kernel's
- * 64- and 128-row tiles, the skinny kernel's 64-row launch), 17..32 rows over
+ * 64-row tiles, the skinny kernel's 64-row launch), 17..32 rows over
  * weights large enough for the skinny kernel's 12-warp blocks, tagged
  * partials (across the wrap of their launch tags, and the same bits as the
  * plain launches' tickets), cut columns added by clusters (and the same
@@ -165,13 +165,12 @@ static void ragged_slab_rows(harness *h) {
       }
 }
 
-/* 33..64 rows of X over W wider than 4096 columns: on Hopper 1..4-bit
- * codes take the wide kernel's 64-row tiles there, 5..8-bit codes with
- * per-slab scales (groups of 32 here) its 128-row tiles, and elsewhere (and
- * 5..8-bit codes with one group an atom everywhere) the skinny kernel's
- * 64-row launch (32-row launches with per-slab scales); on narrower W the
- * Hopper planner gives those rows to the wide kernel's 128-row tiles, so
- * the rest of this file's grid would reach neither. */
+/* 33..64 rows of X over W wider than 4096 columns: on Hopper the wide
+ * kernel's 64-row tiles, elsewhere the skinny kernel's 64-row launch
+ * (32-row launches with per-slab scales); on narrower W the Hopper planner
+ * gives those rows to the wide kernel's 128-row tiles, so the rest of this
+ * file's grid would reach neither. Codes of 1..8 bits, groups of 32 and
+ * 128. */
 static void rows_33_to_64(harness *h) {
   const int64_t ms[] = {33, 48, 64};
   uint64_t rng = 17;
