@@ -315,10 +315,12 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
  * multiplied (H100, same runs: with one-row scales 5-11 % faster for codes
  * of 5..8 bits, 4-7 % for 3-bit codes; with per-slab scales 0-7 % in
  * median for every width once a slab's scale row took a shift, change
- * 57). In 64-row tiles, four columns a warpgroup, only one-row codes of
- * up to 4 bits run ahead (up to 9 % faster, spilling 8-32 B): per-slab
- * 2- and 4-bit codes ran 3-6 % slower ahead, one-row 5..8-bit codes 3-11 %
- * slower, spilling 64-152 B (docs/PERF.md, changes 60 and 61). Each slab's
+ * 57). In 64-row tiles, four columns a warpgroup, one-row codes of up
+ * to 4 bits run ahead (up to 9 % faster, spilling 8-32 B) and per-slab
+ * 3-bit codes, whose two index words a slab have the most latency to
+ * hide (0-6 % faster); per-slab 2- and 4-bit codes ran 3-6 % slower
+ * ahead, one-row 5..8-bit codes 3-11 % slower, spilling 64-152 B
+ * (docs/PERF.md, changes 60-62). Each slab's
  * group may run on while the next is prepared; a fragment buffer is reused
  * only after the group that read it completed (wait for all but the
  * latest group). */
@@ -328,7 +330,7 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
                                              float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
   using L = stage_layout<BITS, TM>;
   constexpr int COLS = tile<TM>::COLS;
-  constexpr bool AHEAD = TM >= 128 || (ONE_ROW && BITS <= 4);
+  constexpr bool AHEAD = TM >= 128 || (ONE_ROW ? BITS <= 4 : BITS == 3);
   const uint8_t *scales = stage + L::SCALES;
   const uint8_t *atoms_lane = stage + L::W + wg * COLS * L::ATOM + 16 * lane;
   const uint32_t x_base = smem_address(stage + L::X);
