@@ -359,6 +359,7 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   fill_operands(w, args, &p);
   const int tile_m = wide_tile_m(s, w, args);
   const int stages = tile_m > 0 ? wide_stages(s, w->params.bits, tile_m) : 0;
+  s->last_wide_tile_m = stages > 0 ? tile_m : 0;
   if (stages > 0) return lutmm_cuda_status(launch_wide(s, w, args, tile_m, stages, &p));
   if (use_skinny(s, w, args, &p)) return lutmm_cuda_status(launch_skinny_rows(s, w, args, &p));
   /* The tiled kernel keeps 1..4-bit codes only at MF = 4 (gemm_launch.cuh). */

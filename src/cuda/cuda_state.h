@@ -36,6 +36,7 @@ typedef struct lutmm_cuda_state {
   int skinny_cluster_groups;    /* most clusters a tile (LUTMM_CUDA_CLUSTER_GROUPS, default LUTMM_SKINNY_MAX_CLUSTER_GROUPS) */
   int last_skinny_cluster_ways; /* blocks a cluster of the last skinny launch (0: none); the tests read it */
   int last_skinny_cluster_groups; /* and clusters a tile */
+  int last_wide_tile_m;           /* X rows a tile of the last call's wide kernel (0: it ran another); the tests read it */
 } lutmm_cuda_state;
 
 static inline lutmm_cuda_state *lutmm_cuda_state_of(const lutmm_context *ctx) {

@@ -1,5 +1,5 @@
 /* The wide LUT-GEMM kernel: Hopper warpgroup MMAs for many rows of X
- * (M > 32 for codes of 1..4 bits, M > 64 for codes of 5..8 bits).
+ * (M > 32).
  *
  * The product runs transposed, as in the skinny kernel: Y^T = W^T X^T. A
  * block has three warpgroups. One warp of the third is the producer: it

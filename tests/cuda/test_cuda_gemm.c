@@ -165,6 +165,16 @@ static void ragged_slab_rows(harness *h) {
       }
 }
 
+/* Whether the last call ran the wide kernel's tiles of `tile_m` rows (0: another kernel). */
+static void expect_wide_tile(harness *h, const gemm_case *c, int tile_m) {
+  const int ran = lutmm_cuda_state_of(h->cuda)->last_wide_tile_m;
+  char name[160];
+  if (ran == tile_m) return;
+  harness_describe(c, name, sizeof name);
+  printf("FAIL %s: ran %d-row wide tiles (expected %d; 0: not the wide kernel)\n", name, ran, tile_m);
+  failures++;
+}
+
 /* 33..64 rows of X over W wider than 4096 columns: on Hopper the wide
  * kernel's 64-row tiles, elsewhere the skinny kernel's 64-row launch
  * (32-row launches with per-slab scales); on narrower W the Hopper planner
@@ -181,6 +191,7 @@ static void rows_33_to_64(harness *h) {
                      1, 0, 0, harness_next(&rng)};
       c.x_dtype = (i + bits) % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
       run_exact_and_bound(h, c);
+      expect_wide_tile(h, &c, lutmm_cuda_state_of(h->cuda)->wide ? 64 : 0);
     }
 }
 
@@ -450,7 +461,7 @@ static void wide_cut_tiles(harness *h) {
     c.scale_dtype = c.x_dtype = i % 3 == 1 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     run_exact_and_bound(h, c);
   }
-  /* Codes of 5..8 bits (their wide kernels have 128- and 256-row tiles),
+  /* Codes of 5..8 bits above M = 64 (128- and 256-row tiles),
    * on a 132-SM part: per-slab scales with tiles cut evenly in 8 (the
    * fixup adds them); 64 tiles halved, each added by a cluster of its two
    * blocks (the fifth shape above, for 6-bit codes); ragged M and N in
