@@ -319,7 +319,8 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
  * to 4 bits run ahead (up to 9 % faster, spilling 8-32 B) and per-slab
  * 3-bit codes, whose two index words a slab have the most latency to
  * hide (0-6 % faster); per-slab 2- and 4-bit codes ran 3-6 % slower
- * ahead, one-row 5..8-bit codes 3-11 % slower, spilling 64-152 B
+ * ahead, spilling 8-24 B (none without), one-row 5..8-bit codes 3-11 %
+ * slower, spilling 64-152 B
  * (docs/PERF.md, changes 60-62). Each slab's
  * group may run on while the next is prepared; a fragment buffer is reused
  * only after the group that read it completed (wait for all but the
