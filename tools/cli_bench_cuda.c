@@ -1,19 +1,24 @@
 /* lutmm bench --backend cuda [--csv] [--quick] [--reps N] [--shape KxN] [--m M]
- * [--bits B] [--fp16-scales]: the protocol of
- * DESIGN.md §7 on the GPU. In one process: a device-to-device copy sets the
- * bandwidth reference; for each LLaMA-3 projection shape, cuBLAS
- * (cublasGemmEx, fp16/bf16 in, fp32 compute) and lutmm_gemm run on
- * rotating weight buffers (working set >= 4x L2), each timed with CUDA
- * events, median of N runs after warm-up. Reported per point: µs, speedup
- * over cuBLAS, effective TB/s of the bytes that must move (weights + scales
- * + X + Y) and that as % of the copy bandwidth. --shape and --m pick one
- * shape and one M, neither only from the protocol's lists (K a multiple of
- * 128, K and N up to 28672, K·N up to 28672 · 8192; M up to 1024). Group
- * scales are stored in the activation dtype, as docs/NUMERICS.md advises;
- * --fp16-scales stores fp16 scales for bf16 activations too (each scale is
- * then rounded to bf16 in the kernel). Every operand is random: codes
- * uniform over all 2^b values of each width, dense weights and activations
- * random finite 16-bit words (a kernel can run faster on constant data). */
+ * [--bits B] [--fp16-scales] [--host-paced]: the protocol of DESIGN.md §7 on
+ * the GPU. In one process: a device-to-device copy sets the bandwidth
+ * reference; for each LLaMA-3 projection shape and each point (M, bits,
+ * group, dtype), lutmm_gemm and cuBLAS (cublasGemmEx, fp16/bf16 in, fp32
+ * compute) run on rotating weight buffers (working set >= 4x L2), each call
+ * timed with CUDA events, median of N calls after warm-up; the two take
+ * turns in batches of 25 calls, so the speedup compares them under the same
+ * conditions. Each batch is queued behind a gate and runs back to back, so
+ * the events time the device, not how fast the host queues the calls
+ * (--host-paced: no gate, as the protocol timed before 2026-11-27).
+ * Reported per point: µs, speedup over cuBLAS, effective TB/s of the bytes
+ * that must move (weights + scales + X + Y) and that as % of the copy
+ * bandwidth. --shape and --m pick one shape and one M, neither only from
+ * the protocol's lists (K a multiple of 128, K and N up to 28672, K·N up to
+ * 28672 · 8192; M up to 1024). Group scales are stored in the activation
+ * dtype, as docs/NUMERICS.md advises; --fp16-scales stores fp16 scales for
+ * bf16 activations too (each scale is then rounded to bf16 in the kernel).
+ * Every operand is random: codes uniform over all 2^b values of each width,
+ * dense weights and activations random finite 16-bit words (a kernel can
+ * run faster on constant data). */
 #include "cli.h"
 #include "lutmm_config.h"
 
@@ -29,9 +34,11 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
 #else
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lutmm_cuda.h"
 
@@ -44,13 +51,16 @@ typedef struct bench_options {
   int64_t only_k, only_n, only_m; /* --shape KxN, --m M: one point (0: all) */
   int bits;                        /* --bits B: only this code width, 1..8 (0: 4, 3, 2) */
   int fp16_scales;                 /* --fp16-scales: fp16 scales for bf16 activations too */
+  int host_paced;                  /* --host-paced: no gate, each call timed as the host queues it */
 } bench_options;
 
 typedef struct bench_env {
   lutmm_context *ctx;
   cudaStream_t stream;
   cublasHandle_t blas;
-  cudaEvent_t start[MAX_REPS], stop[MAX_REPS];
+  cudaEvent_t start[2][MAX_REPS], stop[2][MAX_REPS]; /* per timed op of a point */
+  int gated;        /* 0: --host-paced */
+  int gate_gave_up; /* some batch was timed host-paced after all */
   size_t l2_bytes;
   double copy_tbps; /* bytes read + written per second / 1e12 */
   void *x, *y;      /* largest M × K activations, M × N outputs */
@@ -73,29 +83,92 @@ static const int64_t kGroups[] = {128, 64, 32};
 /* One timed operation: run(i) does the i-th run on rotating buffers. */
 typedef int (*bench_fn)(bench_env *env, void *arg, int i);
 
+typedef struct timed_op {
+  bench_fn fn;
+  void *arg;
+} timed_op;
+
 static int compare_doubles(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-/* Median seconds of `reps` runs after WARMUP untimed ones; < 0 on failure. */
-static double time_median(bench_env *env, bench_fn fn, void *arg, int reps) {
+/* A gate is a host function queued ahead of a batch of timed calls: it
+ * holds the stream until the host has queued the whole batch, so the GPU
+ * then runs the batch back to back and each call's events time the device
+ * alone. Without it, a host that queues calls more slowly than the GPU runs
+ * them (a descheduled thread, a slow launch path) is timed as the call's
+ * own cost. Should the stream's queue ever fill before the host opens the
+ * gate, the host's next launch would wait for the gate: the gate gives up
+ * after GATE_LIMIT_NS and the batch is timed host-paced instead of hanging. */
+#define GATE_LIMIT_NS 2000000000LL
+
+typedef struct gate {
+  atomic_int open, gave_up;
+} gate;
+
+static long long monotonic_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Runs on the CUDA runtime's callback thread; makes no CUDA call. */
+static void CUDART_CB hold_until_open(void *arg) {
+  gate *g = arg;
+  const long long start = monotonic_ns();
+  while (!atomic_load_explicit(&g->open, memory_order_acquire))
+    if (monotonic_ns() - start > GATE_LIMIT_NS) {
+      atomic_store(&g->gave_up, 1);
+      return;
+    }
+}
+
+/* Queues runs [first, first + count) of every op, op after op, each run
+ * between its own pair of events, behind a closed gate, then opens it. */
+static int queue_batch(bench_env *env, const timed_op *ops, int n_ops, int first, int count, gate *g) {
+  atomic_init(&g->open, 0);
+  atomic_init(&g->gave_up, 0);
+  int rc = env->gated && cudaLaunchHostFunc(env->stream, hold_until_open, g) != cudaSuccess;
+  for (int k = 0; rc == 0 && k < n_ops; k++)
+    for (int i = first; rc == 0 && i < first + count; i++) {
+      cudaEventRecord(env->start[k][i], env->stream);
+      rc = ops[k].fn(env, ops[k].arg, WARMUP + i);
+      cudaEventRecord(env->stop[k][i], env->stream);
+    }
+  atomic_store_explicit(&g->open, 1, memory_order_release);
+  return rc;
+}
+
+/* Median seconds of `reps` runs of each op, after WARMUP untimed runs of
+ * each. The ops take turns in batches of BATCH runs, so that whatever
+ * changes the device's speed while a point is timed (clocks, another
+ * client) reaches every op of the point alike. Returns 0 on success. */
+#define BATCH 25
+
+static int time_ops(bench_env *env, const timed_op *ops, int n_ops, int reps, double *medians) {
+  static gate gates[MAX_REPS / BATCH + 1];
   static double samples[MAX_REPS];
-  for (int i = 0; i < WARMUP; i++)
-    if (fn(env, arg, i) != 0) return -1.0;
-  for (int i = 0; i < reps; i++) {
-    cudaEventRecord(env->start[i], env->stream);
-    if (fn(env, arg, WARMUP + i) != 0) return -1.0;
-    cudaEventRecord(env->stop[i], env->stream);
+  for (int k = 0; k < n_ops; k++)
+    for (int i = 0; i < WARMUP; i++)
+      if (ops[k].fn(env, ops[k].arg, i) != 0) return 1;
+  int rc = 0;
+  for (int b = 0; rc == 0 && b * BATCH < reps; b++) {
+    const int first = b * BATCH, count = reps - first < BATCH ? reps - first : BATCH;
+    rc = queue_batch(env, ops, n_ops, first, count, &gates[b]);
   }
-  if (cudaStreamSynchronize(env->stream) != cudaSuccess) return -1.0;
-  for (int i = 0; i < reps; i++) {
-    float ms = 0.0f;
-    cudaEventElapsedTime(&ms, env->start[i], env->stop[i]);
-    samples[i] = (double)ms * 1e-3;
+  if (cudaStreamSynchronize(env->stream) != cudaSuccess || rc != 0) return 1;
+  for (int b = 0; b * BATCH < reps; b++) env->gate_gave_up |= atomic_load(&gates[b].gave_up);
+  for (int k = 0; k < n_ops; k++) {
+    for (int i = 0; i < reps; i++) {
+      float ms = 0.0f;
+      cudaEventElapsedTime(&ms, env->start[k][i], env->stop[k][i]);
+      samples[i] = (double)ms * 1e-3;
+    }
+    qsort(samples, (size_t)reps, sizeof(double), compare_doubles);
+    medians[k] = samples[reps / 2];
   }
-  qsort(samples, (size_t)reps, sizeof(double), compare_doubles);
-  return samples[reps / 2];
+  return 0;
 }
 
 typedef struct copy_arg {
@@ -114,7 +187,9 @@ static int measure_copy(bench_env *env) {
   copy_arg c = {NULL, NULL, (size_t)1 << 30};
   if (cudaMalloc(&c.dst, c.bytes) != cudaSuccess || cudaMalloc(&c.src, c.bytes) != cudaSuccess) return 1;
   cudaMemsetAsync(c.src, 1, c.bytes, env->stream);
-  const double t = time_median(env, run_copy, &c, 20);
+  const timed_op op = {run_copy, &c};
+  double t = -1.0;
+  if (time_ops(env, &op, 1, 20, &t) != 0) t = -1.0;
   cudaFree(c.dst);
   cudaFree(c.src);
   env->copy_tbps = t > 0 ? 2.0 * (double)c.bytes / t / 1e12 : 0.0;
@@ -292,53 +367,53 @@ static int64_t m_at(const bench_options *o, int mi) {
   return o->only_m != 0 ? o->only_m : o->quick ? quick_ms[mi] : kMs[mi];
 }
 
+/* Times one packed weights object at every M of the shape, each point
+ * together with cuBLAS on the dense weights (their turns interleaved). */
+static int bench_packed(bench_env *env, const bench_options *o, const shape *s, lut_arg *l, blas_arg *b,
+                        const point *proto) {
+  lutmm_weights_info info = {0};
+  if (lutmm_weights_query(l->w[0], &info) != LUTMM_OK) return 1;
+  const int n_m = o->only_m != 0 ? 1 : o->quick ? 4 : 9;
+  for (int mi = 0; mi < n_m; mi++) {
+    point p = *proto;
+    p.m = l->m = b->m = m_at(o, mi);
+    l->dtype = p.dtype;
+    b->type = p.dtype == LUTMM_DTYPE_F16 ? CUDA_R_16F : CUDA_R_16BF;
+    const timed_op ops[2] = {{run_lut, l}, {run_blas, b}};
+    double medians[2];
+    if (time_ops(env, ops, 2, o->reps, medians) != 0 || medians[0] <= 0 || medians[1] <= 0) return 1;
+    p.lut_s = medians[0];
+    p.blas_s = medians[1];
+    p.lut_bytes = info.packed_bytes + info.scale_bytes + (size_t)(p.m * (s->k + s->n)) * 2;
+    print_point(o, env, &p);
+  }
+  return 0;
+}
+
 static int bench_shape(bench_env *env, const bench_options *o, const shape *s) {
-  const int n_m = o->only_m != 0 ? 1 : o->quick ? 4 : 9, n_bits = o->bits != 0 || o->quick ? 1 : 3;
-  const int n_groups = o->quick ? 1 : 3;
-  double blas_s[2][9];
+  const int n_bits = o->bits != 0 || o->quick ? 1 : 3, n_groups = o->quick ? 1 : 3;
   blas_arg b;
   memset(&b, 0, sizeof b);
   b.k = s->k;
   b.n = s->n;
-  if (blas_weights(env, s, &b) != 0) return 1;
-  for (int d = 0; d < 2; d++)
-    for (int mi = 0; mi < n_m; mi++) {
-      b.m = m_at(o, mi);
-      b.type = d == 0 ? CUDA_R_16F : CUDA_R_16BF;
-      blas_s[d][mi] = time_median(env, run_blas, &b, o->reps);
-    }
-  blas_free(&b);
-  for (int bi = 0; bi < n_bits; bi++) {
+  int rc = blas_weights(env, s, &b);
+  for (int bi = 0; rc == 0 && bi < n_bits; bi++) {
     const int bits = o->bits != 0 ? o->bits : kBits[bi];
-    if (upload_codes(env, s, bits) != 0) return 1;
-    for (int gi = 0; gi < n_groups; gi++)
-      for (int d = 0; d < 2; d++) {
+    rc = upload_codes(env, s, bits);
+    for (int gi = 0; rc == 0 && gi < n_groups; gi++)
+      for (int d = 0; rc == 0 && d < 2; d++) {
         const lutmm_dtype dtype = d == 0 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
         const lutmm_dtype scale_dtype = o->fp16_scales ? LUTMM_DTYPE_F16 : dtype;
+        const point proto = {*s, 0, bits, kGroups[gi], dtype, scale_dtype, 0.0, 0.0, 0};
         lut_arg l;
         memset(&l, 0, sizeof l);
-        lutmm_weights_info info = {0};
-        if (pack_copies(env, s, bits, kGroups[gi], scale_dtype, env->d_codes, &l) != LUTMM_OK ||
-            lutmm_weights_query(l.w[0], &info) != LUTMM_OK) {
-          free_copies(&l);
-          return 1;
-        }
-        for (int mi = 0; mi < n_m; mi++) {
-          point p = {*s, m_at(o, mi), bits, kGroups[gi], dtype, scale_dtype, 0.0, blas_s[d][mi], 0};
-          l.m = p.m;
-          l.dtype = p.dtype;
-          p.lut_s = time_median(env, run_lut, &l, o->reps);
-          p.lut_bytes = info.packed_bytes + info.scale_bytes + (size_t)(p.m * (s->k + s->n)) * 2;
-          if (p.lut_s <= 0 || p.blas_s <= 0) {
-            free_copies(&l);
-            return 1;
-          }
-          print_point(o, env, &p);
-        }
+        rc = pack_copies(env, s, bits, kGroups[gi], scale_dtype, env->d_codes, &l) != LUTMM_OK ||
+             bench_packed(env, o, s, &l, &b, &proto) != 0;
         free_copies(&l);
       }
   }
-  return 0;
+  blas_free(&b);
+  return rc;
 }
 
 static int parse(int argc, char **argv, bench_options *o) {
@@ -348,10 +423,12 @@ static int parse(int argc, char **argv, bench_options *o) {
   o->only_k = o->only_n = o->only_m = 0;
   o->bits = 0;
   o->fp16_scales = 0;
+  o->host_paced = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--csv") == 0) o->csv = 1;
     else if (strcmp(argv[i], "--quick") == 0) o->quick = 1;
     else if (strcmp(argv[i], "--fp16-scales") == 0) o->fp16_scales = 1;
+    else if (strcmp(argv[i], "--host-paced") == 0) o->host_paced = 1;
     else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) o->reps = atoi(argv[++i]);
     else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
       long long k = 0, n = 0;
@@ -383,8 +460,10 @@ static int setup(bench_env *env) {
   cublasSetStream(env->blas, env->stream);
   cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
   env->l2_bytes = (size_t)l2;
-  for (int i = 0; i < MAX_REPS; i++)
-    if (cudaEventCreate(&env->start[i]) != cudaSuccess || cudaEventCreate(&env->stop[i]) != cudaSuccess) return 1;
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < MAX_REPS; i++)
+      if (cudaEventCreate(&env->start[k][i]) != cudaSuccess || cudaEventCreate(&env->stop[k][i]) != cudaSuccess)
+        return 1;
   const size_t x_bytes = (size_t)MAX_M * 28672 * 2, y_bytes = (size_t)MAX_M * 28672 * 2;
   if (cudaMalloc(&env->x, x_bytes) != cudaSuccess || cudaMalloc(&env->y, y_bytes) != cudaSuccess) return 1;
   if (upload_random_words(env->x, x_bytes / 2, 555) != 0) return 1;
@@ -396,11 +475,12 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
   if (!parse(argc, argv, &o)) {
     fprintf(stderr,
             "usage: lutmm bench --backend cuda [--csv] [--quick] [--reps N (1..%d)] [--shape KxN] [--m M (1..%d)] "
-            "[--bits B (1..8)] [--fp16-scales]\n",
+            "[--bits B (1..8)] [--fp16-scales] [--host-paced]\n",
             MAX_REPS, MAX_M);
     return 2;
   }
   static bench_env env;
+  env.gated = !o.host_paced;
   if (setup(&env) != 0) {
     fprintf(stderr, "lutmm bench: CUDA setup failed (no device?)\n");
     return 1;
@@ -419,6 +499,7 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
     rc = bench_shape(&env, &o, &kShapes[si]);
   }
   if (rc != 0) fprintf(stderr, "lutmm bench: a step failed\n");
+  if (env.gate_gave_up) fprintf(stderr, "lutmm bench: some batches were timed host-paced (the stream's queue filled)\n");
   lutmm_free(env.ctx, env.d_codes);
   free(env.codes);
   free(bytes);
