@@ -318,7 +318,9 @@ static int wide_stages(const lutmm_cuda_state *s, int bits, int tile_m) {
  * costs less than the cuts (lutmm_wide_whole_tiles), or each tile cut
  * evenly where that keeps nearly every block (lutmm_wide_even_grid), its
  * parts added by a cluster of their blocks where one fits
- * (lutmm_wide_cluster_ways) rather than by the fixup. X
+ * (lutmm_wide_cluster_ways) rather than by the fixup, or halved where a
+ * cluster adds the halves and that beats the split even on fewer blocks
+ * (lutmm_wide_halved_grid). X
  * travels by TMA where it allows a tensor map (rows on 16-byte
  * boundaries), else by the producer's stores. */
 static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
@@ -336,15 +338,16 @@ static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w
   gemm_plan plan = {0, stages, 1, 0, lutmm_wide_smem_bytes(w->params.bits, tile_m, stages)};
   pick_grid(s, p, &plan);
   const int64_t tiles = p->m_tiles * p->n_tiles, even = lutmm_wide_even_grid(tiles, p->grid);
+  const int64_t halved = even > 0 ? 0 : lutmm_wide_halved_grid(tiles, p->iters, p->units, p->grid);
+  const int64_t ways = even > 0 ? even / tiles : 2;
+  const size_t stage_bytes_all = (size_t)stages * lutmm_wide_stage_bytes(w->params.bits, tile_m);
+  const int cluster = ways <= LUTMM_WIDE_MAX_CLUSTER &&
+                      lutmm_wide_cluster_ways(tiles, ways, p->iters, s->wide_clusters[ways], p->atom_one_group != 0,
+                                              tile_m, stage_bytes_all);
   if (lutmm_wide_whole_tiles(tiles, p->iters, p->units, p->grid, s->sm_count)) plan.grid = p->grid = (int)tiles;
-  else if (even > 0) {
-    plan.grid = p->grid = (int)even;
-    const int64_t ways = even / tiles;
-    const size_t stage_bytes_all = (size_t)stages * lutmm_wide_stage_bytes(w->params.bits, tile_m);
-    if (ways <= LUTMM_WIDE_MAX_CLUSTER &&
-        lutmm_wide_cluster_ways(tiles, ways, p->iters, s->wide_clusters[ways], p->atom_one_group != 0, tile_m,
-                                stage_bytes_all))
-      p->cluster_ways = (int)ways;
+  else if (even > 0 || (halved > 0 && cluster)) {
+    plan.grid = p->grid = (int)(ways * tiles);
+    p->cluster_ways = cluster ? (int)ways : 0;
   }
   cudaError_t err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_wide_f16(s->stream, p, plan.smem)
                                                   : lutmm_cuda_launch_wide_bf16(s->stream, p, plan.smem);
@@ -360,7 +363,11 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   const int tile_m = wide_tile_m(s, w, args);
   const int stages = tile_m > 0 ? wide_stages(s, w->params.bits, tile_m) : 0;
   s->last_wide_tile_m = stages > 0 ? tile_m : 0;
-  if (stages > 0) return lutmm_cuda_status(launch_wide(s, w, args, tile_m, stages, &p));
+  if (stages > 0) {
+    const cudaError_t err = launch_wide(s, w, args, tile_m, stages, &p);
+    s->last_wide_cluster_ways = p.cluster_ways;
+    return lutmm_cuda_status(err);
+  }
   if (use_skinny(s, w, args, &p)) return lutmm_cuda_status(launch_skinny_rows(s, w, args, &p));
   /* The tiled kernel keeps 1..4-bit codes only at MF = 4 (gemm_launch.cuh). */
   gemm_plan plan = {w->params.bits <= 4 ? 4 : pick_mf(args->m), 0, 0, 0, 0};

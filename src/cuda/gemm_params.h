@@ -236,6 +236,23 @@ LUTMM_HD static inline int64_t lutmm_wide_even_grid(int64_t tiles, int64_t grid)
   const int64_t ways = grid / tiles > 8 ? 8 : grid / tiles;
   return ways * tiles >= grid - grid / 16 ? ways * tiles : 0;
 }
+/* Blocks of each of `tiles` tiles halved (block 2t + i holds half i of
+ * tile t), for launches whose halves a cluster adds
+ * (lutmm_wide_cluster_ways), where the even split would take two ways but
+ * leaves more than a sixteenth of the grid idle; 0 where that does not
+ * pay: half a tile's units must take no longer than the Stream-K split's
+ * longest range plus what its cuts cost. The sixteenth was measured
+ * against halves added by the fixup; a cluster's halves need no partial
+ * in global memory and no second launch. On the H100: 4096 x 14336 at
+ * M = 65..128 (56 tiles of 64 units on 112 of 132 SMs, against 28 units a
+ * block and the cuts). */
+LUTMM_HD static inline int64_t lutmm_wide_halved_grid(int64_t tiles, int64_t iters, int64_t units, int64_t grid) {
+  const int64_t longest = (units + grid - 1) / grid;
+  return tiles >= 1 && 3 * tiles > grid && 2 * tiles <= grid &&
+                 (iters + 1) / 2 <= longest + LUTMM_WIDE_CUT_COST_UNITS
+             ? 2 * tiles
+             : 0;
+}
 /* Most blocks of a cluster that adds a tile's parts: two. On the H100
  * (docs/PERF.md, change 49) halved tiles ran 9-15 % faster so on 8192 x
  * 8192 at M = 256 and 5-6 % on 28672 x 8192 (NF4 there: -0.1 to -0.7 %),

@@ -11,7 +11,7 @@
  * partials (across the wrap of their launch tags, and the same bits as the
  * plain launches' tickets), cut columns added by clusters (and the same
  * bits without them) and by several clusters a tile, the wide kernel's cut
- * tiles (codes of 1..8 bits), and run-to-run determinism. Exit 77 without a device. */
+ * tiles (codes of 1..8 bits) and its halved ones, and run-to-run determinism. Exit 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -442,6 +442,33 @@ static void skinny_cluster_groups(harness *h) {
   expect_cluster_plan(h, &twice, 16, 7);
 }
 
+/* Tiles halved on fewer blocks than the grid, each added by a cluster of
+ * its two blocks (lutmm_wide_halved_grid): 56 tiles of 128 rows × 256
+ * columns and 50 of 256 × 128, 16 units each, on a part of 112..167 SMs
+ * that holds every tile's cluster at once (an H100 or H200: 132), so the
+ * Stream-K split would cut them among all its blocks and the even split
+ * would leave more than a sixteenth idle. Elsewhere the same cases run
+ * whatever the planner gives them. */
+static void wide_halved_tiles(harness *h) {
+  const lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  const int64_t shapes[2][3] = {{100, 1024, 56 * 256}, {200, 1024, 50 * 128}}, tiles[2] = {56, 50};
+  uint64_t rng = 31;
+  for (int i = 0; i < 2; i++) {
+    gemm_case c = {i == 0 ? 4 : 6, shapes[i][0], shapes[i][1], shapes[i][2], 128, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
+    c.scale_dtype = c.x_dtype = i == 0 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
+    run_exact_and_bound(h, c);
+    if (!s->wide || s->sm_count < 2 * tiles[i] || s->sm_count >= 3 * tiles[i] ||
+        s->wide_clusters[2] < tiles[i])
+      continue;
+    if (s->last_wide_cluster_ways == 2) continue;
+    char name[160];
+    harness_describe(&c, name, sizeof name);
+    printf("FAIL %s: ran %d blocks a cluster (expected halved tiles, 2)\n", name, s->last_wide_cluster_ways);
+    failures++;
+  }
+}
+
 /* The wide kernel's cut tiles (M > 32 on a Hopper part; other devices run
  * the tiled kernel here): tiles of 64, 128 and 256 rows, ragged M and N,
  * partials in the kernel's accumulator order that the fixup maps back.
@@ -476,6 +503,7 @@ static void wide_cut_tiles(harness *h) {
   }
   same_bits_twice(h, (gemm_case){4, 256, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0,
                                  0, 99});
+  wide_halved_tiles(h);
 }
 
 /* Same inputs, two runs, identical bits (general inputs: order matters). */

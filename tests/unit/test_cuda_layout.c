@@ -332,6 +332,28 @@ static void wide_even_grid(void) {
     }
 }
 
+/* Halved tiles (lutmm_wide_halved_grid) where the even split takes two
+ * ways but drops more than a sixteenth of the 132 SMs, and only where half
+ * a tile's units beat the Stream-K split's longest range and its cuts. */
+static void wide_halved_grid(void) {
+  CHECK(lutmm_wide_halved_grid(56, 64, 56 * 64, 132) == 112);   /* 4096 x 14336, M = 128: 32 <= 28 + 30 */
+  CHECK(lutmm_wide_halved_grid(45, 64, 45 * 64, 132) == 90);    /* the fewest tiles two ways take */
+  CHECK(lutmm_wide_halved_grid(44, 64, 44 * 64, 132) == 0);     /* three ways would fit: not a halving */
+  CHECK(lutmm_wide_halved_grid(67, 64, 67 * 64, 132) == 0);     /* no second block for every tile */
+  CHECK(lutmm_wide_halved_grid(56, 448, 56 * 448, 132) == 0);   /* 224 units against 191 + 30 */
+  CHECK(lutmm_wide_halved_grid(56, 1, 56, 132) == 112);         /* the cluster rule then asks iters >= 2 */
+  CHECK(lutmm_wide_halved_grid(0, 64, 0, 132) == 0);
+  for (int64_t tiles = 45; tiles <= 66; tiles++)
+    for (int64_t iters = 2; iters <= 300; iters += 37) {
+      const int64_t grid = lutmm_wide_halved_grid(tiles, iters, tiles * iters, 132);
+      for (int64_t b = 0; b < grid; b++) { /* each block one half of one tile */
+        const int64_t lo = lutmm_cuda_range_start(tiles * iters, (int)grid, b);
+        const int64_t hi = lutmm_cuda_range_start(tiles * iters, (int)grid, b + 1);
+        CHECK(hi > lo && lo / iters == (hi - 1) / iters && lo / iters == b / 2);
+      }
+    }
+}
+
 /* The cluster reduction's rule (lutmm_wide_cluster_ways), and that on a
  * 227 KiB block (H100, H200) the stages of every configuration it may take
  * hold the tile it writes there. */
@@ -449,7 +471,7 @@ int main(int argc, char **argv) {
       {"skinny_layout", skinny_layout}, {"skinny_warp_choice", skinny_warp_choice}, {"scale_entries", scale_entries},
       {"wide_layout", wide_layout},     {"wide_partial_order", wide_partial_order}, {"stream_k_ranges", stream_k_ranges},
       {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}, {"skinny_grid", skinny_grid},
-      {"wide_whole_tiles", wide_whole_tiles}, {"wide_even_grid", wide_even_grid},
+      {"wide_whole_tiles", wide_whole_tiles}, {"wide_even_grid", wide_even_grid}, {"wide_halved_grid", wide_halved_grid},
       {"wide_cluster_ways", wide_cluster_ways}, {"skinny_cluster_plan", skinny_cluster_plan}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
