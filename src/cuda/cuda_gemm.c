@@ -342,8 +342,7 @@ static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w
   const int64_t ways = even > 0 ? even / tiles : 2;
   const size_t stage_bytes_all = (size_t)stages * lutmm_wide_stage_bytes(w->params.bits, tile_m);
   const int cluster = ways <= LUTMM_WIDE_MAX_CLUSTER &&
-                      lutmm_wide_cluster_ways(tiles, ways, p->iters, s->wide_clusters[ways], p->atom_one_group != 0,
-                                              tile_m, stage_bytes_all);
+                      lutmm_wide_cluster_ways(tiles, ways, p->iters, s->wide_clusters[ways], tile_m, stage_bytes_all);
   if (lutmm_wide_whole_tiles(tiles, p->iters, p->units, p->grid, s->sm_count)) plan.grid = p->grid = (int)tiles;
   else if (even > 0 || (halved > 0 && cluster)) {
     plan.grid = p->grid = (int)(ways * tiles);

@@ -612,23 +612,23 @@ const void *kernel_for(int bits) {
   }
 }
 
-template <typename T, int TM>
-const void *kernel_for(int bits, bool one_row, bool native) {
-  if (one_row) return kernel_for<T, true, TM, false>(bits);
-  return native ? kernel_for<T, false, TM, true>(bits) : kernel_for<T, false, TM, false>(bits);
-}
-
 /* The instantiation for a code width, scale layout, scale dtype (`native`:
  * the compute dtype) and tile (64, 128 or 256 rows); with `cluster`, the
- * one-row kernel of 128 or 256 rows whose clusters add evenly cut tiles
- * (the planner asks for no other: lutmm_wide_cluster_ways). */
+ * kernel of 128 or 256 rows whose clusters add evenly cut tiles (the
+ * planner asks for no 64-row one: lutmm_wide_cluster_ways). */
+template <typename T, int TM, bool CLUSTER>
+const void *kernel_for(int bits, bool one_row, bool native) {
+  if (one_row) return kernel_for<T, true, TM, false, CLUSTER>(bits);
+  return native ? kernel_for<T, false, TM, true, CLUSTER>(bits) : kernel_for<T, false, TM, false, CLUSTER>(bits);
+}
+
 template <typename T>
 const void *kernel_for(int bits, bool one_row, bool native, int tile_m, bool cluster = false) {
   if (cluster)
-    return tile_m == 256 ? kernel_for<T, true, 256, false, true>(bits) : kernel_for<T, true, 128, false, true>(bits);
-  if (tile_m == 256) return kernel_for<T, 256>(bits, one_row, native);
-  if (tile_m == 64) return kernel_for<T, 64>(bits, one_row, native);
-  return kernel_for<T, 128>(bits, one_row, native);
+    return tile_m == 256 ? kernel_for<T, 256, true>(bits, one_row, native) : kernel_for<T, 128, true>(bits, one_row, native);
+  if (tile_m == 256) return kernel_for<T, 256, false>(bits, one_row, native);
+  if (tile_m == 64) return kernel_for<T, 64, false>(bits, one_row, native);
+  return kernel_for<T, 128, false>(bits, one_row, native);
 }
 
 template <typename T>
@@ -654,11 +654,11 @@ template <typename T>
 cudaError_t allow_smem(size_t limit) {
   for (int bits = 1; bits <= 8; bits++)
     for (int tile_m = 64; tile_m <= 256; tile_m *= 2)
-      for (int variant = 0; variant < 4; variant++) {
-        /* one-row, per-slab converting, per-slab native, one-row cluster */
-        const bool cluster = variant == 3;
+      for (int variant = 0; variant < 6; variant++) {
+        /* one-row, per-slab converting, per-slab native; the same three as clusters */
+        const bool cluster = variant >= 3;
         if (cluster && tile_m == 64) continue;
-        const void *kernel = kernel_for<T>(bits, variant == 0 || cluster, variant == 2, tile_m, cluster);
+        const void *kernel = kernel_for<T>(bits, variant % 3 == 0, variant % 3 == 2, tile_m, cluster);
         if (kernel == nullptr) continue;
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit);
         if (err != cudaSuccess) return err;

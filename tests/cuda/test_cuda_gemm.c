@@ -11,7 +11,8 @@
  * partials (across the wrap of their launch tags, and the same bits as the
  * plain launches' tickets), cut columns added by clusters (and the same
  * bits without them) and by several clusters a tile, the wide kernel's cut
- * tiles (codes of 1..8 bits) and its halved ones, and run-to-run determinism. Exit 77 without a device. */
+ * tiles (codes of 1..8 bits) and its tiles halved by clusters (either
+ * scale layout), and run-to-run determinism. Exit 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -442,26 +443,32 @@ static void skinny_cluster_groups(harness *h) {
   expect_cluster_plan(h, &twice, 16, 7);
 }
 
-/* Tiles halved on fewer blocks than the grid, each added by a cluster of
- * its two blocks (lutmm_wide_halved_grid): 56 tiles of 128 rows × 256
- * columns and 50 of 256 × 128, 16 units each, on a part of 112..167 SMs
- * that holds every tile's cluster at once (an H100 or H200: 132), so the
- * Stream-K split would cut them among all its blocks and the even split
- * would leave more than a sixteenth idle. Elsewhere the same cases run
- * whatever the planner gives them. */
-static void wide_halved_tiles(harness *h) {
+/* Tiles halved and each added by a cluster of its two blocks: 56 tiles of
+ * 128 rows × 256 columns and 50 of 256 × 128 on fewer blocks than the
+ * grid (lutmm_wide_halved_grid), 64 of 256 × 128 on 128 of the grid's
+ * blocks (lutmm_wide_even_grid), one-row and per-slab scales (groups of 32
+ * in the compute dtype, groups of 16 converted from fp16), 16 units a
+ * tile. Where the device's SM count and cluster room give that plan (an
+ * H100 or H200: 132 SMs) the case also checks that it ran; elsewhere the
+ * same cases run whatever the planner gives them. */
+static void wide_cluster_halves(harness *h) {
   const lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
-  const int64_t shapes[2][3] = {{100, 1024, 56 * 256}, {200, 1024, 50 * 128}}, tiles[2] = {56, 50};
+  const struct {
+    int bits;
+    int64_t m, k, n, group, tiles;
+    lutmm_dtype x, scales;
+  } cases[] = {{4, 100, 1024, 56 * 256, 128, 56, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16},
+               {6, 200, 1024, 50 * 128, 128, 50, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16},
+               {3, 100, 1024, 56 * 256, 32, 56, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16},
+               {5, 256, 1024, 64 * 128, 16, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F16}};
   uint64_t rng = 31;
-  for (int i = 0; i < 2; i++) {
-    gemm_case c = {i == 0 ? 4 : 6, shapes[i][0], shapes[i][1], shapes[i][2], 128, LUTMM_DTYPE_F16,
-                   LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
-    c.scale_dtype = c.x_dtype = i == 0 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
+  for (int i = 0; i < 4; i++) {
+    gemm_case c = {cases[i].bits, cases[i].m, cases[i].k, cases[i].n, cases[i].group, cases[i].scales,
+                   cases[i].x, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
     run_exact_and_bound(h, c);
-    if (!s->wide || s->sm_count < 2 * tiles[i] || s->sm_count >= 3 * tiles[i] ||
-        s->wide_clusters[2] < tiles[i])
-      continue;
-    if (s->last_wide_cluster_ways == 2) continue;
+    const int64_t tiles = cases[i].tiles, iters = cases[i].k / 64, even = lutmm_wide_even_grid(tiles, s->sm_count);
+    const int halves = even > 0 ? even == 2 * tiles : lutmm_wide_halved_grid(tiles, iters, tiles * iters, s->sm_count) > 0;
+    if (!s->wide || !halves || s->wide_clusters[2] < tiles || s->last_wide_cluster_ways == 2) continue;
     char name[160];
     harness_describe(&c, name, sizeof name);
     printf("FAIL %s: ran %d blocks a cluster (expected halved tiles, 2)\n", name, s->last_wide_cluster_ways);
@@ -503,7 +510,7 @@ static void wide_cut_tiles(harness *h) {
   }
   same_bits_twice(h, (gemm_case){4, 256, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0,
                                  0, 99});
-  wide_halved_tiles(h);
+  wide_cluster_halves(h);
 }
 
 /* Same inputs, two runs, identical bits (general inputs: order matters). */

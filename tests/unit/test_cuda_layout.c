@@ -359,15 +359,14 @@ static void wide_halved_grid(void) {
  * hold the tile it writes there. */
 static void wide_cluster_ways(void) {
   const size_t room = lutmm_wide_cluster_tile_bytes(256);
-  CHECK(lutmm_wide_cluster_ways(64, 2, 128, 66, 1, 256, room));   /* 8192^2 M = 256 */
-  CHECK(lutmm_wide_cluster_ways(66, 2, 64, 66, 1, 128, room));    /* every cluster at once */
-  CHECK(!lutmm_wide_cluster_ways(64, 2, 128, 60, 1, 256, room));  /* two waves of clusters */
-  CHECK(!lutmm_wide_cluster_ways(32, 4, 128, 33, 1, 256, room));  /* four ways: measured no faster */
-  CHECK(!lutmm_wide_cluster_ways(64, 1, 128, 132, 1, 256, room)); /* no split */
-  CHECK(!lutmm_wide_cluster_ways(64, 2, 1, 66, 1, 256, room));    /* an empty part */
-  CHECK(!lutmm_wide_cluster_ways(64, 2, 128, 66, 0, 256, room));  /* per-slab scales: no such kernel */
-  CHECK(!lutmm_wide_cluster_ways(64, 2, 128, 66, 1, 64, room));   /* 64-row tiles: none either */
-  CHECK(!lutmm_wide_cluster_ways(64, 2, 128, 66, 1, 256, room - 1));
+  CHECK(lutmm_wide_cluster_ways(64, 2, 128, 66, 256, room));   /* 8192^2 M = 256 */
+  CHECK(lutmm_wide_cluster_ways(66, 2, 64, 66, 128, room));    /* every cluster at once */
+  CHECK(!lutmm_wide_cluster_ways(64, 2, 128, 60, 256, room));  /* two waves of clusters */
+  CHECK(!lutmm_wide_cluster_ways(32, 4, 128, 33, 256, room));  /* four ways: measured no faster */
+  CHECK(!lutmm_wide_cluster_ways(64, 1, 128, 132, 256, room)); /* no split */
+  CHECK(!lutmm_wide_cluster_ways(64, 2, 1, 66, 256, room));    /* an empty part */
+  CHECK(!lutmm_wide_cluster_ways(64, 2, 128, 66, 64, room));   /* 64-row tiles: no such kernel */
+  CHECK(!lutmm_wide_cluster_ways(64, 2, 128, 66, 256, room - 1));
   const size_t limit = 232448; /* 227 KiB */
   for (int bits = 1; bits <= 4; bits++)
     for (int tile_m = 128; tile_m <= 256; tile_m *= 2) {
