@@ -168,7 +168,7 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   /* Cut columns added by clusters (and, with several a tile, their sums
    * by tickets in the workspace's partial slots). */
   const lutmm_skinny_clusters plan =
-      lutmm_skinny_cluster_plan(p->mb, p->atom_one_group, m, p->iters, p->n_tiles, p->tile_n, p->grid,
+      lutmm_skinny_cluster_plan(p->mb, m, p->iters, p->n_tiles, p->tile_n, p->grid,
                                 s->skinny_clusters, clusters ? s->skinny_cluster_groups : 0, 2 * workspace_blocks(s, p));
   p->cluster_ways = plan.ways;
   p->cluster_groups = plan.groups;

@@ -488,7 +488,7 @@ LUTMM_HD static inline int64_t lutmm_skinny_grid(int64_t m, int one_row, int64_t
 }
 
 /* Skinny launches whose cut columns thread block clusters add: the M <= 8
- * kernels with one-row scales (the CLUSTER instantiations). Each tile's k
+ * kernels of either scale layout (the CLUSTER instantiations). Each tile's k
  * range is cut into `groups` × `ways` even parts (lutmm_cuda_range_start
  * over tiles · groups · ways blocks); block (t·groups + g)·ways + i streams
  * part g·ways + i of tile t and writes its partial tile into its own shared
@@ -532,11 +532,11 @@ typedef struct lutmm_skinny_clusters {
  * are small (LUTMM_SKINNY_TIE_GROUP_SUMS_BYTES). Of the plans that pay,
  * the one whose longest part is shortest, then the one of fewest groups
  * (one group needs no ticket), then of most blocks a cluster; else none. */
-LUTMM_HD static inline lutmm_skinny_clusters lutmm_skinny_cluster_plan(int mb, int one_row, int64_t m, int64_t iters,
+LUTMM_HD static inline lutmm_skinny_clusters lutmm_skinny_cluster_plan(int mb, int64_t m, int64_t iters,
                                                                        int64_t n_tiles, int tile_n, int64_t grid,
                                                                        const int *fit, int most_groups, int64_t slots) {
   lutmm_skinny_clusters best = {0, 0};
-  if (mb != 1 || !one_row || grid < 1) return best;
+  if (mb != 1 || grid < 1) return best;
   const int64_t stream_k_longest = (n_tiles * iters + grid - 1) / grid;
   int64_t best_longest = 0;
   for (int groups = 1; groups <= most_groups && groups <= LUTMM_SKINNY_MAX_CLUSTER_GROUPS; groups++) {

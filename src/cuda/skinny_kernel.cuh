@@ -39,7 +39,7 @@
  * ({launch tag, fp32}, one 64-bit store each, no fence) and the column's
  * first contributor polls them at the end of its range until all carry the
  * launch's tag, then adds them in the same order (reduce_tagged).
- * The CLUSTER kernels (M <= 8, one-row scales; lutmm_skinny_cluster_plan)
+ * The CLUSTER kernels (M <= 8, either scale layout; lutmm_skinny_cluster_plan)
  * run each tile's blocks as one or more thread block clusters, one part of
  * the tile a block, and add a cluster's parts in its blocks' shared memory
  * (add_cluster_share): with one cluster a tile no partial, ticket or tag in
@@ -998,7 +998,7 @@ __device__ __forceinline__ uint32_t ring_of(const lutmm_skinny_layout &l, int wa
 }
 
 /* ---- Cut columns added by thread block clusters (CLUSTER kernels, M <= 8,
- * one-row scales; lutmm_skinny_cluster_plan): each of the p.cluster_ways
+ * either scale layout; lutmm_skinny_cluster_plan): each of the p.cluster_ways
  * blocks of a cluster holds one segment, a part of its tile's k range
  * (p.cluster_groups clusters a tile). Each warp writes its column's partial
  * into its own ring, which no copy fills any more: rows below M of 64 fp32

@@ -49,24 +49,26 @@ const void *kernel_for_rows(int mb, int bits, int warps) {
   }
 }
 
-/* The kernels whose cut columns a cluster adds: M <= 8, one-row scales,
- * the default warp count (lutmm_skinny_cluster_ways). */
+/* The kernels whose cut columns a cluster adds: M <= 8, either scale
+ * layout, the default warp count (lutmm_skinny_cluster_plan). */
 template <typename T, int BITS>
-const void *cluster_kernel() {
-  return (const void *)skinny_kernel<T, 1, BITS, true, LUTMM_SKINNY_WARPS(1, BITS), true>;
+const void *cluster_kernel(int one_row) {
+  constexpr int W = LUTMM_SKINNY_WARPS(1, BITS);
+  return one_row ? (const void *)skinny_kernel<T, 1, BITS, true, W, true>
+                 : (const void *)skinny_kernel<T, 1, BITS, false, W, true>;
 }
 
 template <typename T>
-const void *cluster_kernel_for(int bits) {
+const void *cluster_kernel_for(int bits, int one_row) {
   switch (bits) {
-    case 1: return cluster_kernel<T, 1>();
-    case 2: return cluster_kernel<T, 2>();
-    case 3: return cluster_kernel<T, 3>();
-    case 4: return cluster_kernel<T, 4>();
-    case 5: return cluster_kernel<T, 5>();
-    case 6: return cluster_kernel<T, 6>();
-    case 7: return cluster_kernel<T, 7>();
-    default: return cluster_kernel<T, 8>();
+    case 1: return cluster_kernel<T, 1>(one_row);
+    case 2: return cluster_kernel<T, 2>(one_row);
+    case 3: return cluster_kernel<T, 3>(one_row);
+    case 4: return cluster_kernel<T, 4>(one_row);
+    case 5: return cluster_kernel<T, 5>(one_row);
+    case 6: return cluster_kernel<T, 6>(one_row);
+    case 7: return cluster_kernel<T, 7>(one_row);
+    default: return cluster_kernel<T, 8>(one_row);
   }
 }
 
@@ -78,10 +80,10 @@ const void *kernel_for(int mb, int bits, int one_row, int warps) {
 /* A cluster launch: `ways` blocks a cluster, never cooperative. */
 template <typename T>
 cudaError_t launch_clusters(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem) {
-  if (p->mb != 1 || !p->atom_one_group || p->warps != lutmm_skinny_warps(1, p->bits)) return cudaErrorInvalidValue;
+  if (p->mb != 1 || p->warps != lutmm_skinny_warps(1, p->bits)) return cudaErrorInvalidValue;
   const cluster_launch c((unsigned)p->grid, 32 * (unsigned)p->warps, smem, stream, p->cluster_ways);
   void *args[] = {(void *)p};
-  return cudaLaunchKernelExC(&c.config, cluster_kernel_for<T>(p->bits), args);
+  return cudaLaunchKernelExC(&c.config, cluster_kernel_for<T>(p->bits, p->atom_one_group), args);
 }
 
 /* `smem_base`: the shared-window address where dynamic shared memory
@@ -127,10 +129,11 @@ cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
           if (err != cudaSuccess) return err;
         }
-  for (int bits = 1; bits <= 8; bits++) {
-    const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, 1, 1, lutmm_skinny_warps(1, bits));
+  for (int i = 0; i < 16; i++) {
+    const int bits = 1 + i / 2, one_row = i % 2;
+    const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, 1, one_row, lutmm_skinny_warps(1, bits));
     if (bytes > limit) continue;
-    const void *kernel = cluster_kernel_for<T>(bits);
+    const void *kernel = cluster_kernel_for<T>(bits, one_row);
     const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (err != cudaSuccess) return err;
     /* Clusters above 8 blocks; a device without clusters may refuse it (not
@@ -149,7 +152,7 @@ cudaError_t max_clusters(int ways, uint32_t smem_base, int *count) {
   const int warps = lutmm_skinny_warps(1, 4);
   const cluster_launch c((unsigned)ways, 32 * (unsigned)warps, lutmm_skinny_smem_bytes(smem_base, 4, 1, 1, warps), 0,
                          ways);
-  return cudaOccupancyMaxActiveClusters(count, cluster_kernel_for<T>(4), &c.config);
+  return cudaOccupancyMaxActiveClusters(count, cluster_kernel_for<T>(4, 1), &c.config);
 }
 
 }  // namespace skinny

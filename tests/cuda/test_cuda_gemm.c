@@ -336,15 +336,16 @@ static void same_bits_clustered_and_not(harness *h, gemm_case c) {
   free(plain);
 }
 
-/* M <= 8 with one-row scales, where each tile's blocks run as a cluster
+/* M <= 8, where each tile's blocks run as a cluster
  * that adds its cut columns in shared memory (lutmm_skinny_cluster_ways;
  * on Hopper): 1024 x 1024 (one tile, 8 blocks of one unit: a block also
  * reads its own ring for the ranks past 8), 2048 x 3002 (3 tiles of 16
  * units, 16 blocks each; the last tile's 15th column ragged, with a run of
  * 4 elements that N cuts after its second, its 16th past N), 4096 x 4096
  * (4 tiles of 32 units, 16 blocks of two);
- * every code width, every output dtype; exact and bound results, each
- * call checked to have run as clusters, then the same bits as without. */
+ * every code width, every output dtype, one-row scales and then per-slab
+ * ones (groups of 32 and 16); exact and bound results, each call checked
+ * to have run as clusters, then the same bits as without. */
 static void skinny_clusters(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   printf("skinny_clusters: clusters held at once, by blocks a cluster:");
@@ -376,6 +377,28 @@ static void skinny_clusters(harness *h) {
                      LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
       same_bits_clustered_and_not(h, c);
     }
+  /* Per-slab scales: groups of 32 and 16, scales in the compute dtype or
+   * converted from fp16 (bf16 X), each code width once. */
+  for (int bits = 1; bits <= 8; bits++) {
+    const int i = (bits + 1) % 3;
+    gemm_case c = {bits, ms[(bits + 2) % 5], shapes[i][0], shapes[i][1], bits % 2 ? 32 : 16, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F16, ys[bits % 3], 1, 0, 0, harness_next(&rng)};
+    if (bits % 4 >= 2) {
+      c.x_dtype = LUTMM_DTYPE_BF16;
+      c.scale_dtype = bits % 4 == 2 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
+    }
+    run(h, &c);
+    expect_clusters(h, &c, 1);
+    c.exact = 0;
+    c.y_dtype = c.x_dtype;
+    run(h, &c);
+    expect_clusters(h, &c, 1);
+  }
+  for (int i = 0; i < 3; i++) {
+    gemm_case c = {3 + (i % 2), 1 + 3 * i, shapes[i][0], shapes[i][1], 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
+    same_bits_clustered_and_not(h, c);
+  }
 }
 
 /* Case c (general inputs: the order of additions shows) run twice: both
