@@ -625,7 +625,8 @@ const void *kernel_for(int bits, bool one_row, bool native) {
 template <typename T>
 const void *kernel_for(int bits, bool one_row, bool native, int tile_m, bool cluster = false) {
   if (cluster)
-    return tile_m == 256 ? kernel_for<T, 256, true>(bits, one_row, native) : kernel_for<T, 128, true>(bits, one_row, native);
+    return tile_m == 256 ? kernel_for<T, 256, true>(bits, one_row, native)
+                         : kernel_for<T, 128, true>(bits, one_row, native);
   if (tile_m == 256) return kernel_for<T, 256, false>(bits, one_row, native);
   if (tile_m == 64) return kernel_for<T, 64, false>(bits, one_row, native);
   return kernel_for<T, 128, false>(bits, one_row, native);
