@@ -487,8 +487,15 @@ LUTMM_HD static inline int64_t lutmm_skinny_grid(int64_t m, int one_row, int64_t
   return fits < grid ? n_tiles : grid;
 }
 
-/* Skinny launches whose cut columns thread block clusters add: the M <= 8
- * kernels of either scale layout (the CLUSTER instantiations). Each tile's k
+/* Whether the skinny kernel of `mb` m8 blocks has a CLUSTER instantiation
+ * for `bits`-bit codes: M <= 16 (mb 1 or 2), where a warp's ring holds its
+ * partial (8 · mb rows of 64 fp32); at mb 2 that leaves out 1-bit codes. */
+#define LUTMM_SKINNY_CLUSTER_HOLDS(mb, bits, one_row)                                                            \
+  ((mb) <= 2 && LUTMM_SKINNY_RING(bits, mb, one_row) * LUTMM_SKINNY_SLOT_BYTES(bits) >= 8u * (mb) * 64u * 4u)
+
+/* Skinny launches whose cut columns thread block clusters add: the M <= 16
+ * kernels of either scale layout that LUTMM_SKINNY_CLUSTER_HOLDS (the CLUSTER
+ * instantiations). Each tile's k
  * range is cut into `groups` × `ways` even parts (lutmm_cuda_range_start
  * over tiles · groups · ways blocks); block (t·groups + g)·ways + i streams
  * part g·ways + i of tile t and writes its partial tile into its own shared
@@ -536,7 +543,7 @@ LUTMM_HD static inline lutmm_skinny_clusters lutmm_skinny_cluster_plan(int mb, i
                                                                        int64_t n_tiles, int tile_n, int64_t grid,
                                                                        const int *fit, int most_groups, int64_t slots) {
   lutmm_skinny_clusters best = {0, 0};
-  if (mb != 1 || grid < 1) return best;
+  if (mb > 2 || grid < 1) return best;
   const int64_t stream_k_longest = (n_tiles * iters + grid - 1) / grid;
   int64_t best_longest = 0;
   for (int groups = 1; groups <= most_groups && groups <= LUTMM_SKINNY_MAX_CLUSTER_GROUPS; groups++) {

@@ -39,7 +39,7 @@
  * ({launch tag, fp32}, one 64-bit store each, no fence) and the column's
  * first contributor polls them at the end of its range until all carry the
  * launch's tag, then adds them in the same order (reduce_tagged).
- * The CLUSTER kernels (M <= 8, either scale layout; lutmm_skinny_cluster_plan)
+ * The CLUSTER kernels (M <= 16, either scale layout; lutmm_skinny_cluster_plan)
  * run each tile's blocks as one or more thread block clusters, one part of
  * the tile a block, and add a cluster's parts in its blocks' shared memory
  * (add_cluster_share): with one cluster a tile no partial, ticket or tag in
@@ -997,12 +997,12 @@ __device__ __forceinline__ uint32_t ring_of(const lutmm_skinny_layout &l, int wa
   return (uint32_t)warp < l.gap_warps ? l.gap + (uint32_t)warp * BYTES : l.above + ((uint32_t)warp - l.gap_warps) * BYTES;
 }
 
-/* ---- Cut columns added by thread block clusters (CLUSTER kernels, M <= 8,
+/* ---- Cut columns added by thread block clusters (CLUSTER kernels, M <= 16,
  * either scale layout; lutmm_skinny_cluster_plan): each of the p.cluster_ways
  * blocks of a cluster holds one segment, a part of its tile's k range
  * (p.cluster_groups clusters a tile). Each warp writes its column's partial
  * into its own ring, which no copy fills any more: rows below M of 64 fp32
- * each (at most 2 KiB, the smallest ring's bytes). After a cluster barrier
+ * each (at most 4 KiB; LUTMM_SKINNY_CLUSTER_HOLDS). After a cluster barrier
  * block r adds share r of the tile's elements, in row-major order, from
  * every block's rings in block order from zero (the ticket reduction's
  * order) and writes them to Y, or with several clusters a tile to the
@@ -1011,9 +1011,7 @@ __device__ __forceinline__ uint32_t ring_of(const lutmm_skinny_layout &l, int wa
 template <int MB, int BITS, bool ONE_ROW>
 __device__ __forceinline__ void put_partial_in_ring(const lutmm_cuda_gemm_params &p, uint8_t *ring_bytes, int lane,
                                                     const float (&acc)[MB][4][4]) {
-  static_assert(MB == 1, "a cluster's partials are 8-row tiles");
-  static_assert(ring<MB, BITS, ONE_ROW>::DEPTH * ring<MB, BITS, ONE_ROW>::SLOT >= 8 * 64 * sizeof(float),
-                "the ring holds the warp's partial");
+  static_assert(LUTMM_SKINNY_CLUSTER_HOLDS(MB, BITS, ONE_ROW), "the ring holds the warp's partial");
   const int row0 = 2 * (lane % 4), col = lane / 4;
   /* Free to overwrite: each lane waited for its copies of every atom
    * before computing it, the __syncwarp after the last atom ordered all

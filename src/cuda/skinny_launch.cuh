@@ -49,27 +49,33 @@ const void *kernel_for_rows(int mb, int bits, int warps) {
   }
 }
 
-/* The kernels whose cut columns a cluster adds: M <= 8, either scale
- * layout, the default warp count (lutmm_skinny_cluster_plan). */
-template <typename T, int BITS>
-const void *cluster_kernel(int one_row) {
-  constexpr int W = LUTMM_SKINNY_WARPS(1, BITS);
-  return one_row ? (const void *)skinny_kernel<T, 1, BITS, true, W, true>
-                 : (const void *)skinny_kernel<T, 1, BITS, false, W, true>;
+/* The kernels whose cut columns a cluster adds: M <= 16 (m8 blocks 1 and
+ * 2), either scale layout, the default warp count, where a warp's ring
+ * holds its partial (LUTMM_SKINNY_CLUSTER_HOLDS; NULL elsewhere). */
+template <typename T, int MB, int BITS, bool ONE_ROW>
+const void *cluster_kernel() {
+  if constexpr (LUTMM_SKINNY_CLUSTER_HOLDS(MB, BITS, ONE_ROW))
+    return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(MB, BITS), true>;
+  else return nullptr;
+}
+
+template <typename T, int MB>
+const void *cluster_kernel(int bits, int one_row) {
+  switch (bits) {
+    case 1: return one_row ? cluster_kernel<T, MB, 1, true>() : cluster_kernel<T, MB, 1, false>();
+    case 2: return one_row ? cluster_kernel<T, MB, 2, true>() : cluster_kernel<T, MB, 2, false>();
+    case 3: return one_row ? cluster_kernel<T, MB, 3, true>() : cluster_kernel<T, MB, 3, false>();
+    case 4: return one_row ? cluster_kernel<T, MB, 4, true>() : cluster_kernel<T, MB, 4, false>();
+    case 5: return one_row ? cluster_kernel<T, MB, 5, true>() : cluster_kernel<T, MB, 5, false>();
+    case 6: return one_row ? cluster_kernel<T, MB, 6, true>() : cluster_kernel<T, MB, 6, false>();
+    case 7: return one_row ? cluster_kernel<T, MB, 7, true>() : cluster_kernel<T, MB, 7, false>();
+    default: return one_row ? cluster_kernel<T, MB, 8, true>() : cluster_kernel<T, MB, 8, false>();
+  }
 }
 
 template <typename T>
-const void *cluster_kernel_for(int bits, int one_row) {
-  switch (bits) {
-    case 1: return cluster_kernel<T, 1>(one_row);
-    case 2: return cluster_kernel<T, 2>(one_row);
-    case 3: return cluster_kernel<T, 3>(one_row);
-    case 4: return cluster_kernel<T, 4>(one_row);
-    case 5: return cluster_kernel<T, 5>(one_row);
-    case 6: return cluster_kernel<T, 6>(one_row);
-    case 7: return cluster_kernel<T, 7>(one_row);
-    default: return cluster_kernel<T, 8>(one_row);
-  }
+const void *cluster_kernel_for(int mb, int bits, int one_row) {
+  return mb == 1 ? cluster_kernel<T, 1>(bits, one_row) : mb == 2 ? cluster_kernel<T, 2>(bits, one_row) : nullptr;
 }
 
 template <typename T>
@@ -80,10 +86,11 @@ const void *kernel_for(int mb, int bits, int one_row, int warps) {
 /* A cluster launch: `ways` blocks a cluster, never cooperative. */
 template <typename T>
 cudaError_t launch_clusters(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem) {
-  if (p->mb != 1 || p->warps != lutmm_skinny_warps(1, p->bits)) return cudaErrorInvalidValue;
+  const void *kernel = cluster_kernel_for<T>(p->mb, p->bits, p->atom_one_group);
+  if (kernel == nullptr || p->warps != lutmm_skinny_warps(p->mb, p->bits)) return cudaErrorInvalidValue;
   const cluster_launch c((unsigned)p->grid, 32 * (unsigned)p->warps, smem, stream, p->cluster_ways);
   void *args[] = {(void *)p};
-  return cudaLaunchKernelExC(&c.config, cluster_kernel_for<T>(p->bits, p->atom_one_group), args);
+  return cudaLaunchKernelExC(&c.config, kernel, args);
 }
 
 /* `smem_base`: the shared-window address where dynamic shared memory
@@ -129,11 +136,11 @@ cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
           if (err != cudaSuccess) return err;
         }
-  for (int i = 0; i < 16; i++) {
-    const int bits = 1 + i / 2, one_row = i % 2;
-    const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, 1, one_row, lutmm_skinny_warps(1, bits));
-    if (bytes > limit) continue;
-    const void *kernel = cluster_kernel_for<T>(bits, one_row);
+  for (int i = 0; i < 32; i++) {
+    const int mb = 1 + i / 16, bits = 1 + i % 16 / 2, one_row = i % 2;
+    const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, mb, one_row, lutmm_skinny_warps(mb, bits));
+    const void *kernel = cluster_kernel_for<T>(mb, bits, one_row);
+    if (bytes > limit || kernel == nullptr) continue;
     const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (err != cudaSuccess) return err;
     /* Clusters above 8 blocks; a device without clusters may refuse it (not
@@ -152,7 +159,7 @@ cudaError_t max_clusters(int ways, uint32_t smem_base, int *count) {
   const int warps = lutmm_skinny_warps(1, 4);
   const cluster_launch c((unsigned)ways, 32 * (unsigned)warps, lutmm_skinny_smem_bytes(smem_base, 4, 1, 1, warps), 0,
                          ways);
-  return cudaOccupancyMaxActiveClusters(count, cluster_kernel_for<T>(4, 1), &c.config);
+  return cudaOccupancyMaxActiveClusters(count, cluster_kernel_for<T>(1, 4, 1), &c.config);
 }
 
 }  // namespace skinny

@@ -336,7 +336,7 @@ static void same_bits_clustered_and_not(harness *h, gemm_case c) {
   free(plain);
 }
 
-/* M <= 8, where each tile's blocks run as a cluster
+/* M <= 16, where each tile's blocks run as a cluster
  * that adds its cut columns in shared memory (lutmm_skinny_cluster_ways;
  * on Hopper): 1024 x 1024 (one tile, 8 blocks of one unit: a block also
  * reads its own ring for the ranks past 8), 2048 x 3002 (3 tiles of 16
@@ -344,8 +344,9 @@ static void same_bits_clustered_and_not(harness *h, gemm_case c) {
  * 4 elements that N cuts after its second, its 16th past N), 4096 x 4096
  * (4 tiles of 32 units, 16 blocks of two);
  * every code width, every output dtype, one-row scales and then per-slab
- * ones (groups of 32 and 16); exact and bound results, each call checked
- * to have run as clusters, then the same bits as without. */
+ * ones (groups of 32 and 16), then M = 9..16; exact and bound results,
+ * each call checked to have run as clusters, then the same bits as
+ * without. */
 static void skinny_clusters(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   printf("skinny_clusters: clusters held at once, by blocks a cluster:");
@@ -397,6 +398,26 @@ static void skinny_clusters(harness *h) {
   for (int i = 0; i < 3; i++) {
     gemm_case c = {3 + (i % 2), 1 + 3 * i, shapes[i][0], shapes[i][1], 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
+    same_bits_clustered_and_not(h, c);
+  }
+  /* M = 9..16 (12-warp blocks, tiles of 768 columns), codes of 2..8 bits
+   * (1-bit rings cannot hold 16 rows of partials), both scale layouts;
+   * then the same bits as without clusters. */
+  for (int bits = 2; bits <= 8; bits++) {
+    const int i = bits % 3;
+    gemm_case c = {bits, 9 + bits % 8, shapes[i][0], shapes[i][1], bits % 2 ? 128 : 32, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F16, ys[bits % 3], 1, 0, 0, harness_next(&rng)};
+    c.scale_dtype = c.x_dtype = bits % 4 < 2 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
+    run(h, &c);
+    expect_clusters(h, &c, 1);
+    c.exact = 0;
+    c.y_dtype = c.x_dtype;
+    run(h, &c);
+    expect_clusters(h, &c, 1);
+  }
+  for (int i = 0; i < 3; i++) {
+    gemm_case c = {4 - i, 16 - 3 * i, shapes[i][0], shapes[i][1], i == 1 ? 32 : 128, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
     same_bits_clustered_and_not(h, c);
   }
 }

@@ -407,7 +407,16 @@ static void skinny_cluster_plan(void) {
   CHECK(plan_is(64, 28, 132, fit, 1, room, 0, 0));    /* 8192 x 28672: 112 blocks for 132 */
   CHECK(plan_is(4, 1, 4, fit, 8, room, 4, 1));        /* a part a unit at most */
   CHECK(plan_is(1, 1, 1, fit, 8, room, 0, 0));        /* nothing to cut */
-  CHECK(lutmm_skinny_cluster_plan(2, 9, 32, 4, 1024, 64, fit, 8, room).ways == 0); /* M > 8: no such kernel */
+  CHECK(lutmm_skinny_cluster_plan(2, 9, 32, 4, 768, 64, fit, 8, room).ways == 16);  /* M = 9..16 too */
+  CHECK(lutmm_skinny_cluster_plan(4, 17, 32, 4, 512, 64, fit, 8, room).ways == 0);  /* M > 16: no such kernel */
+  /* A CLUSTER kernel where the ring holds the warp's partial: every width
+   * at M <= 8, all but 1-bit codes at M = 9..16, none above. */
+  for (int bits = 1; bits <= 8; bits++)
+    for (int one_row = 0; one_row < 2; one_row++) {
+      CHECK(LUTMM_SKINNY_CLUSTER_HOLDS(1, bits, one_row));
+      CHECK(LUTMM_SKINNY_CLUSTER_HOLDS(2, bits, one_row) == (bits > 1));
+      CHECK(!LUTMM_SKINNY_CLUSTER_HOLDS(4, bits, one_row));
+    }
   CHECK(plan_is(32, 4, 64, fit, 0, room, 0, 0));      /* no clusters asked for */
   fit[16] = 7;                                        /* a GPC short of 16 free SMs */
   CHECK(plan_is(64, 8, 128, fit, 1, room, 15, 1));    /* 8192^2: 120 blocks, 128 less a sixteenth */
