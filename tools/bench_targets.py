@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Where one `lutmm bench --backend cuda --csv` run stands against the GPU
-performance targets (the speedups over cuBLAS fp16 that docs/PERF.md's
-target tables track, on the five large shapes unless named): for each
-target, how many of its points meet it and the range of what they reach.
+performance targets (the speedups over cuBLAS in the same dtype that
+docs/PERF.md's target tables track, on the five large shapes unless
+named): for each target, how many of its points meet it and the range of
+what they reach. Rows with scales of another dtype (`--fp16-scales`) are
+left out.
 
     python3 tools/bench_targets.py bench.csv [more.csv ...]
 
@@ -26,6 +28,8 @@ def read_points(paths):
         with open(path, newline="") as f:
             body = [line for line in f if line.strip() and not line.startswith("#")]
         for r in csv.DictReader(body):
+            if r["scale_dtype"] != r["dtype"]:
+                continue  # --fp16-scales runs: not the protocol's points
             key = (int(r["k"]), int(r["n"]), int(r["m"]), int(r["bits"]), int(r["group"]), r["dtype"])
             points[key] = (float(r["lutmm_us"]), float(r["cublas_us"]))
     return points

@@ -8,7 +8,8 @@
  * turns in batches of 25 calls, so the speedup compares them under the same
  * conditions. Each batch is queued behind a gate and runs back to back, so
  * the events time the device, not how fast the host queues the calls
- * (--host-paced: no gate, as the protocol timed before 2026-11-27).
+ * (--host-paced: no gate, each call timed as the host queues it, as the
+ * protocol timed before 2026-11-27; the turns with cuBLAS stay).
  * Reported per point: µs, speedup over cuBLAS, effective TB/s of the bytes
  * that must move (weights + scales + X + Y) and that as % of the copy
  * bandwidth. --shape and --m pick one shape and one M, neither only from
@@ -499,7 +500,9 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
     rc = bench_shape(&env, &o, &kShapes[si]);
   }
   if (rc != 0) fprintf(stderr, "lutmm bench: a step failed\n");
-  if (env.gate_gave_up) fprintf(stderr, "lutmm bench: some batches were timed host-paced (the stream's queue filled)\n");
+  if (env.gate_gave_up)
+    fprintf(stderr, "lutmm bench: a gate waited over 2 s for the host (a full queue or a stalled host): some batches "
+                    "were timed host-paced\n");
   lutmm_free(env.ctx, env.d_codes);
   free(env.codes);
   free(bytes);

@@ -238,9 +238,10 @@ LUTMM_HD static inline int64_t lutmm_wide_even_grid(int64_t tiles, int64_t grid)
 }
 /* Blocks of each of `tiles` tiles halved (block 2t + i holds half i of
  * tile t), for launches whose halves a cluster adds
- * (lutmm_wide_cluster_ways), where the even split would take two ways but
- * leaves more than a sixteenth of the grid idle; 0 where that does not
- * pay: half a tile's units must take no longer than the Stream-K split's
+ * (lutmm_wide_cluster_ways), where the even split would take two ways (a
+ * third to a half as many tiles as blocks); the planner asks only where
+ * lutmm_wide_even_grid gave none, which leaves more than a sixteenth of
+ * the grid idle. 0 where halving does not pay: half a tile's units must take no longer than the Stream-K split's
  * longest range plus what its cuts cost. The sixteenth was measured
  * against halves added by the fixup; a cluster's halves need no partial
  * in global memory and no second launch. On the H200 (132 SMs): 4096 x
@@ -267,7 +268,8 @@ LUTMM_HD static inline size_t lutmm_wide_cluster_tile_bytes(int tile_m) {
   return (size_t)tile_m * (size_t)(lutmm_wide_tile_n(tile_m) + 4) * sizeof(float);
 }
 /* Whether the `ways` parts of each of `tiles` evenly split tiles (block
- * t·ways + i holds part i of tile t: lutmm_wide_even_grid) are added by a
+ * t·ways + i holds part i of tile t: lutmm_wide_even_grid, or
+ * lutmm_wide_halved_grid's halves) are added by a
  * cluster of those blocks in their shared memory rather than by the
  * fixup: for tiles of 128 or 256 rows (the kernels built for it; either
  * scale layout), where every part holds a unit (iters >= ways), the

@@ -39,7 +39,8 @@
  * ({launch tag, fp32}, one 64-bit store each, no fence) and the column's
  * first contributor polls them at the end of its range until all carry the
  * launch's tag, then adds them in the same order (reduce_tagged).
- * The CLUSTER kernels (M <= 16, either scale layout; lutmm_skinny_cluster_plan)
+ * The CLUSTER kernels (M <= 16, either scale layout, not 1-bit codes at
+ * M > 8: LUTMM_SKINNY_CLUSTER_HOLDS; lutmm_skinny_cluster_plan)
  * run each tile's blocks as one or more thread block clusters, one part of
  * the tile a block, and add a cluster's parts in its blocks' shared memory
  * (add_cluster_share): with one cluster a tile no partial, ticket or tag in

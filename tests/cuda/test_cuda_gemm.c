@@ -131,8 +131,8 @@ static void deep_columns(harness *h) {
  * blocks, so with cooperative launches (the default where the device has
  * them) the blocks that end in it share its reduction (reduce_together),
  * else its last contributor adds every partial (test_cuda_gemm_plain runs
- * this file so). Skinny clusters, which would add the 8-row kernels' cut
- * columns here, are off. 1000 columns leave the last atom column ragged, the last
+ * this file so). Skinny clusters, which would add the 8- and 16-row
+ * kernels' cut columns here, are off. 1000 columns leave the last atom column ragged, the last
  * 12-warp tile a third full; M = 3, 8, 16, 32 reach 8-, 16- and 32-row
  * blocks, groups of 32 the per-slab kernels. That the planner's rule takes
  * the shared path for these plans: unit_cuda_layout's reduction_rule. */
@@ -401,19 +401,22 @@ static void skinny_clusters(harness *h) {
     same_bits_clustered_and_not(h, c);
   }
   /* M = 9..16 (12-warp blocks, tiles of 768 columns), codes of 2..8 bits
-   * (1-bit rings cannot hold 16 rows of partials), both scale layouts;
-   * then the same bits as without clusters. */
-  for (int bits = 2; bits <= 8; bits++) {
+   * as clusters, 1-bit codes (whose rings cannot hold 16 rows of partials)
+   * without; one-row scales and per-slab ones (groups of 32 and 16, fp16
+   * scales converted for bf16 X at 2 and 6 bits); then the same bits as
+   * without clusters. */
+  for (int bits = 1; bits <= 8; bits++) {
     const int i = bits % 3;
-    gemm_case c = {bits, 9 + bits % 8, shapes[i][0], shapes[i][1], bits % 2 ? 128 : 32, LUTMM_DTYPE_F16,
-                   LUTMM_DTYPE_F16, ys[bits % 3], 1, 0, 0, harness_next(&rng)};
+    gemm_case c = {bits, 9 + bits % 8, shapes[i][0], shapes[i][1], bits % 2 ? 128 : bits % 4 ? 32 : 16,
+                   LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, ys[bits % 3], 1, 0, 0, harness_next(&rng)};
     c.scale_dtype = c.x_dtype = bits % 4 < 2 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
+    if (bits % 4 == 2) c.scale_dtype = LUTMM_DTYPE_F16; /* converted to bf16 as read */
     run(h, &c);
-    expect_clusters(h, &c, 1);
+    expect_clusters(h, &c, bits > 1); /* a 1-bit ring cannot hold 16 rows */
     c.exact = 0;
     c.y_dtype = c.x_dtype;
     run(h, &c);
-    expect_clusters(h, &c, 1);
+    expect_clusters(h, &c, bits > 1);
   }
   for (int i = 0; i < 3; i++) {
     gemm_case c = {4 - i, 16 - 3 * i, shapes[i][0], shapes[i][1], i == 1 ? 32 : 128, LUTMM_DTYPE_F16,

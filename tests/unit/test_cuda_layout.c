@@ -394,8 +394,8 @@ static int plan_is(int64_t iters, int64_t tiles, int64_t grid, const int *fit, i
  * clusters all run at once, then the fewest clusters a tile, then the most
  * blocks a cluster; taken if that part is shorter than the Stream-K
  * split's longest range or the blocks keep the Stream-K grid's but a
- * sixteenth. And that every cluster kernel's ring holds its warp's 8-row
- * partial. */
+ * sixteenth. And that every cluster kernel's ring holds its warp's
+ * partial of 8 rows per m8 block. */
 static void skinny_cluster_plan(void) {
   const int64_t room = 1 << 20; /* partial slots for every group */
   int fit[LUTMM_SKINNY_MAX_CLUSTER + 1] = {0};
