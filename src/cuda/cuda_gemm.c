@@ -166,12 +166,11 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   p->tagged = NULL;
   p->cooperative = 0;
   /* Cut columns added by clusters (and, with several a tile, their sums
-   * by tickets in the workspace's partial slots), where a CLUSTER kernel
-   * exists for the launch. */
-  const int cluster_kernel = LUTMM_SKINNY_CLUSTER_HOLDS(p->mb, w->params.bits, p->atom_one_group != 0);
+   * by tickets in the workspace's partial slots). */
   const lutmm_skinny_clusters plan =
-      lutmm_skinny_cluster_plan(p->mb, m, p->iters, p->n_tiles, p->tile_n, p->grid, s->skinny_clusters,
-                                clusters && cluster_kernel ? s->skinny_cluster_groups : 0, 2 * workspace_blocks(s, p));
+      lutmm_skinny_cluster_plan(p->mb, w->params.bits, p->atom_one_group != 0, m, p->iters, p->n_tiles, p->tile_n,
+                                p->grid, s->skinny_clusters, clusters ? s->skinny_cluster_groups : 0,
+                                2 * workspace_blocks(s, p));
   p->cluster_ways = plan.ways;
   p->cluster_groups = plan.groups;
   if (p->cluster_ways) {

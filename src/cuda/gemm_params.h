@@ -241,8 +241,9 @@ LUTMM_HD static inline int64_t lutmm_wide_even_grid(int64_t tiles, int64_t grid)
  * (lutmm_wide_cluster_ways), where the even split would take two ways (a
  * third to a half as many tiles as blocks); the planner asks only where
  * lutmm_wide_even_grid gave none, which leaves more than a sixteenth of
- * the grid idle. 0 where halving does not pay: half a tile's units must take no longer than the Stream-K split's
- * longest range plus what its cuts cost. The sixteenth was measured
+ * the grid idle. 0 where halving does not pay: half a tile's units must
+ * take no longer than the Stream-K split's longest range plus what its
+ * cuts cost. The sixteenth was measured
  * against halves added by the fixup; a cluster's halves need no partial
  * in global memory and no second launch. On the H200 (132 SMs): 4096 x
  * 14336 at M = 96 and 128 (56 tiles of 64 units on 112 blocks, against 28
@@ -528,9 +529,10 @@ typedef struct lutmm_skinny_clusters {
  * their blocks. */
 #define LUTMM_SKINNY_TIE_GROUP_SUMS_BYTES ((int64_t)32 * 1024)
 
-/* Clusters for a skinny launch of `m` rows in `mb` m8 blocks over
- * `n_tiles` tiles of `tile_n` columns and `iters` units whose Stream-K grid
- * would be `grid` blocks, where `fit[w]` clusters of w blocks run at once
+/* Clusters for a skinny launch of `m` rows in `mb` m8 blocks of
+ * `bits`-bit codes (one-row scales or not) over `n_tiles` tiles of
+ * `tile_n` columns and `iters` units whose Stream-K grid would be `grid`
+ * blocks, where `fit[w]` clusters of w blocks run at once
  * (0: none), at most `most_groups` clusters a tile, and the workspace holds
  * `slots` partial tiles (the groups' sums). Every cluster is resident at
  * once and every block takes at least one unit. A plan pays if its
@@ -540,12 +542,14 @@ typedef struct lutmm_skinny_clusters {
  * repay: docs/HEURISTICS.md) and, with several groups, its shares' sums
  * are small (LUTMM_SKINNY_TIE_GROUP_SUMS_BYTES). Of the plans that pay,
  * the one whose longest part is shortest, then the one of fewest groups
- * (one group needs no ticket), then of most blocks a cluster; else none. */
-LUTMM_HD static inline lutmm_skinny_clusters lutmm_skinny_cluster_plan(int mb, int64_t m, int64_t iters,
-                                                                       int64_t n_tiles, int tile_n, int64_t grid,
-                                                                       const int *fit, int most_groups, int64_t slots) {
+ * (one group needs no ticket), then of most blocks a cluster; else none,
+ * as where no CLUSTER kernel exists (LUTMM_SKINNY_CLUSTER_HOLDS). */
+LUTMM_HD static inline lutmm_skinny_clusters lutmm_skinny_cluster_plan(int mb, int bits, int one_row, int64_t m,
+                                                                       int64_t iters, int64_t n_tiles, int tile_n,
+                                                                       int64_t grid, const int *fit, int most_groups,
+                                                                       int64_t slots) {
   lutmm_skinny_clusters best = {0, 0};
-  if (mb > 2 || grid < 1) return best;
+  if (!LUTMM_SKINNY_CLUSTER_HOLDS(mb, bits, one_row) || grid < 1) return best;
   const int64_t stream_k_longest = (n_tiles * iters + grid - 1) / grid;
   int64_t best_longest = 0;
   for (int groups = 1; groups <= most_groups && groups <= LUTMM_SKINNY_MAX_CLUSTER_GROUPS; groups++) {

@@ -312,6 +312,18 @@ static void expect_cluster_plan(harness *h, const gemm_case *c, int ways, int gr
   failures++;
 }
 
+/* Case c as given (exact mode), then in bound mode with Y in X's dtype,
+ * each call checked to have run as clusters (or, with `clustered` 0,
+ * without). */
+static void run_exact_and_bound_as(harness *h, gemm_case c, int clustered) {
+  run(h, &c);
+  expect_clusters(h, &c, clustered);
+  c.exact = 0;
+  c.y_dtype = c.x_dtype;
+  run(h, &c);
+  expect_clusters(h, &c, clustered);
+}
+
 /* Case c (general inputs) through clusters and through the launch without
  * them, whose Stream-K split is the same where every block takes as many
  * units as the cluster's parts: the same bits. */
@@ -365,12 +377,7 @@ static void skinny_clusters(harness *h) {
     gemm_case c = {bits, ms[bits % 5], shapes[i][0], shapes[i][1], bits % 2 ? 128 : 64, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F16, ys[bits % 3], 1, 0, 0, harness_next(&rng)};
     c.x_dtype = bits % 4 < 2 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
-    run(h, &c);
-    expect_clusters(h, &c, 1);
-    c.exact = 0;
-    c.y_dtype = c.x_dtype;
-    run(h, &c);
-    expect_clusters(h, &c, 1);
+    run_exact_and_bound_as(h, c, 1);
   }
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 2; j++) {
@@ -388,12 +395,7 @@ static void skinny_clusters(harness *h) {
       c.x_dtype = LUTMM_DTYPE_BF16;
       c.scale_dtype = bits % 4 == 2 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
     }
-    run(h, &c);
-    expect_clusters(h, &c, 1);
-    c.exact = 0;
-    c.y_dtype = c.x_dtype;
-    run(h, &c);
-    expect_clusters(h, &c, 1);
+    run_exact_and_bound_as(h, c, 1);
   }
   for (int i = 0; i < 3; i++) {
     gemm_case c = {3 + (i % 2), 1 + 3 * i, shapes[i][0], shapes[i][1], 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
@@ -411,12 +413,7 @@ static void skinny_clusters(harness *h) {
                    LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, ys[bits % 3], 1, 0, 0, harness_next(&rng)};
     c.scale_dtype = c.x_dtype = bits % 4 < 2 ? LUTMM_DTYPE_F16 : LUTMM_DTYPE_BF16;
     if (bits % 4 == 2) c.scale_dtype = LUTMM_DTYPE_F16; /* converted to bf16 as read */
-    run(h, &c);
-    expect_clusters(h, &c, bits > 1); /* a 1-bit ring cannot hold 16 rows */
-    c.exact = 0;
-    c.y_dtype = c.x_dtype;
-    run(h, &c);
-    expect_clusters(h, &c, bits > 1);
+    run_exact_and_bound_as(h, c, bits > 1); /* a 1-bit ring cannot hold 16 rows */
   }
   for (int i = 0; i < 3; i++) {
     gemm_case c = {4 - i, 16 - 3 * i, shapes[i][0], shapes[i][1], i == 1 ? 32 : 128, LUTMM_DTYPE_F16,

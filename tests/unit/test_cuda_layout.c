@@ -381,7 +381,7 @@ static void wide_cluster_ways(void) {
  * (plan_m: M rows) gives `ways` blocks a cluster and `g` clusters a tile. */
 static int plan_m(int64_t m, int64_t iters, int64_t tiles, int64_t grid, const int *fit, int groups, int64_t slots,
                   int ways, int g) {
-  const lutmm_skinny_clusters c = lutmm_skinny_cluster_plan(1, m, iters, tiles, 1024, grid, fit, groups, slots);
+  const lutmm_skinny_clusters c = lutmm_skinny_cluster_plan(1, 4, 1, m, iters, tiles, 1024, grid, fit, groups, slots);
   return c.ways == ways && c.groups == g;
 }
 static int plan_is(int64_t iters, int64_t tiles, int64_t grid, const int *fit, int groups, int64_t slots, int ways,
@@ -407,8 +407,9 @@ static void skinny_cluster_plan(void) {
   CHECK(plan_is(64, 28, 132, fit, 1, room, 0, 0));    /* 8192 x 28672: 112 blocks for 132 */
   CHECK(plan_is(4, 1, 4, fit, 8, room, 4, 1));        /* a part a unit at most */
   CHECK(plan_is(1, 1, 1, fit, 8, room, 0, 0));        /* nothing to cut */
-  CHECK(lutmm_skinny_cluster_plan(2, 9, 32, 4, 768, 64, fit, 8, room).ways == 16);  /* M = 9..16 too */
-  CHECK(lutmm_skinny_cluster_plan(4, 17, 32, 4, 512, 64, fit, 8, room).ways == 0);  /* M > 16: no such kernel */
+  CHECK(lutmm_skinny_cluster_plan(2, 4, 0, 9, 32, 4, 768, 64, fit, 8, room).ways == 16); /* M = 9..16 too */
+  CHECK(lutmm_skinny_cluster_plan(2, 1, 1, 9, 32, 4, 768, 64, fit, 8, room).ways == 0);  /* not 1-bit there */
+  CHECK(lutmm_skinny_cluster_plan(4, 4, 1, 17, 32, 4, 512, 64, fit, 8, room).ways == 0); /* M > 16: no kernel */
   /* A CLUSTER kernel where the ring holds the warp's partial: every width
    * at M <= 8, all but 1-bit codes at M = 9..16, none above. */
   for (int bits = 1; bits <= 8; bits++)
@@ -451,8 +452,8 @@ static void skinny_cluster_plan(void) {
   CHECK(plan_m(3, 64, 8, 128, hopper, 8, room, 0, 0));
   CHECK(plan_m(8, 224, 8, 128, hopper, 8, room, 0, 0)); /* 28672 x 8192 */
   CHECK(plan_m(2, 224, 8, 128, hopper, 8, room, 2, 8));
-  CHECK(lutmm_skinny_cluster_plan(1, 2, 32, 11, 768, 128, hopper, 8, room).groups == 6); /* 4096 x 8192, 7-bit */
-  CHECK(lutmm_skinny_cluster_plan(1, 4, 32, 11, 768, 128, hopper, 8, room).ways == 0);   /* 36 KiB */
+  CHECK(lutmm_skinny_cluster_plan(1, 7, 1, 2, 32, 11, 768, 128, hopper, 8, room).groups == 6); /* 4096 x 8192, 7-bit */
+  CHECK(lutmm_skinny_cluster_plan(1, 7, 1, 4, 32, 11, 768, 128, hopper, 8, room).ways == 0);   /* 36 KiB */
   CHECK(plan_is(40, 5, 66, hopper, 8, room, 8, 3));     /* 5120^2: 2 units a block for 3 */
   CHECK(plan_is(64, 28, 132, hopper, 8, room, 0, 0));   /* 8192 x 28672: no more than 2 clusters of 2 a tile */
   CHECK(plan_is(32, 14, 132, hopper, 8, room, 0, 0));   /* 4096 x 14336: 112 blocks as long as 132 */
@@ -463,7 +464,8 @@ static void skinny_cluster_plan(void) {
   for (int64_t iters = 1; iters <= 300; iters += 7)
     for (int64_t tiles = 1; tiles <= 40; tiles += 3)
       for (int64_t grid = 1; grid <= 132; grid += 11) {
-        const lutmm_skinny_clusters c = lutmm_skinny_cluster_plan(1, 8, iters, tiles, 1024, grid, hopper, 8, room);
+        const lutmm_skinny_clusters c =
+            lutmm_skinny_cluster_plan(1, 4, 1, 8, iters, tiles, 1024, grid, hopper, 8, room);
         if (c.ways == 0) continue;
         CHECK(c.ways >= 2 && c.ways <= LUTMM_SKINNY_MAX_CLUSTER && c.groups >= 1);
         CHECK(c.groups <= LUTMM_SKINNY_MAX_CLUSTER_GROUPS && (int64_t)c.groups * c.ways <= iters);
