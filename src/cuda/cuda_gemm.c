@@ -243,10 +243,17 @@ static cudaError_t use_tag(lutmm_cuda_state *s, lutmm_cuda_gemm_params *p) {
   return cudaSuccess;
 }
 
+/* The error a device that cannot place a cluster launch returns, where a
+ * test asks for it (refuse_cluster_launches): the retries below run then. */
+static int cluster_launch_refused(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
+  return s->refuse_cluster_launches && p->cluster_ways > 1;
+}
+
 /* One planned skinny launch, with its tag. */
 static cudaError_t launch_skinny(lutmm_cuda_state *s, const lutmm_gemm_args *a, lutmm_cuda_gemm_params *p) {
   const cudaError_t err = use_tag(s, p);
   if (err != cudaSuccess) return err;
+  if (cluster_launch_refused(s, p)) return cudaErrorLaunchOutOfResources;
   return a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_skinny_f16(s->stream, p, s->smem_base)
                                        : lutmm_cuda_launch_skinny_bf16(s->stream, p, s->smem_base);
 }
@@ -313,6 +320,14 @@ static int wide_stages(const lutmm_cuda_state *s, int bits, int tile_m) {
   return stages > LUTMM_WIDE_MAX_STAGES ? LUTMM_WIDE_MAX_STAGES : (int)stages;
 }
 
+/* One planned wide launch. */
+static cudaError_t launch_wide_kernel(const lutmm_cuda_state *s, const lutmm_gemm_args *a,
+                                      const lutmm_cuda_gemm_params *p, size_t smem) {
+  if (cluster_launch_refused(s, p)) return cudaErrorLaunchOutOfResources;
+  return a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_wide_f16(s->stream, p, smem)
+                                       : lutmm_cuda_launch_wide_bf16(s->stream, p, smem);
+}
+
 /* One block per multiprocessor over (m-tile, n-tile, k-atom) units, m
  * fastest, split as the tiled kernel's (pick_grid), then the ordered fixup
  * when a tile is cut; or one block per tile where that is one wave and
@@ -349,8 +364,16 @@ static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w
     plan.grid = p->grid = (int)(ways * tiles);
     p->cluster_ways = cluster ? (int)ways : 0;
   }
-  cudaError_t err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_wide_f16(s->stream, p, plan.smem)
-                                                  : lutmm_cuda_launch_wide_bf16(s->stream, p, plan.smem);
+  cudaError_t err = launch_wide_kernel(s, a, p, plan.smem);
+  if (err != cudaSuccess && p->cluster_ways) {
+    /* A refused cluster launch goes again on the same grid without
+     * clusters: each tile's parts are then Stream-K segments, and the
+     * fixup adds them (a halved grid's 2 x tiles blocks too: every block
+     * still takes whole parts of at most two tiles). */
+    (void)cudaGetLastError(); /* not sticky: clear it */
+    p->cluster_ways = 0;
+    err = launch_wide_kernel(s, a, p, plan.smem);
+  }
   if (err == cudaSuccess && !tiles_whole(p) && !p->cluster_ways) err = lutmm_cuda_launch_fixup(s->stream, p);
   return err;
 }

@@ -38,6 +38,7 @@ typedef struct lutmm_cuda_state {
   int last_skinny_cluster_groups; /* and clusters a tile */
   int last_wide_tile_m;           /* X rows a tile of the last call's wide kernel (0: it ran another); the tests read it */
   int last_wide_cluster_ways;     /* blocks a cluster of the last wide launch (0: none); the tests read it */
+  int refuse_cluster_launches;    /* a test's fault: cluster launches fail as on a device that cannot place them */
 } lutmm_cuda_state;
 
 static inline lutmm_cuda_state *lutmm_cuda_state_of(const lutmm_context *ctx) {

@@ -614,8 +614,9 @@ const void *kernel_for(int bits) {
 
 /* The instantiation for a code width, scale layout, scale dtype (`native`:
  * the compute dtype) and tile (64, 128 or 256 rows); with `cluster`, the
- * kernel of 128 or 256 rows whose clusters add evenly cut tiles (the
- * planner asks for no 64-row one: lutmm_wide_cluster_ways). */
+ * kernel of 128 or 256 rows whose clusters add a tile's parts. NULL for a
+ * kernel that does not exist: a 64-row cluster one (the planner asks for
+ * none: lutmm_wide_cluster_ways) or another tile. */
 template <typename T, int TM, bool CLUSTER>
 const void *kernel_for(int bits, bool one_row, bool native) {
   if (one_row) return kernel_for<T, true, TM, false, CLUSTER>(bits);
@@ -624,12 +625,14 @@ const void *kernel_for(int bits, bool one_row, bool native) {
 
 template <typename T>
 const void *kernel_for(int bits, bool one_row, bool native, int tile_m, bool cluster = false) {
-  if (cluster)
-    return tile_m == 256 ? kernel_for<T, 256, true>(bits, one_row, native)
-                         : kernel_for<T, 128, true>(bits, one_row, native);
-  if (tile_m == 256) return kernel_for<T, 256, false>(bits, one_row, native);
-  if (tile_m == 64) return kernel_for<T, 64, false>(bits, one_row, native);
-  return kernel_for<T, 128, false>(bits, one_row, native);
+  switch (tile_m) {
+    case 64: return cluster ? nullptr : kernel_for<T, 64, false>(bits, one_row, native);
+    case 128: return cluster ? kernel_for<T, 128, true>(bits, one_row, native)
+                             : kernel_for<T, 128, false>(bits, one_row, native);
+    case 256: return cluster ? kernel_for<T, 256, true>(bits, one_row, native)
+                             : kernel_for<T, 256, false>(bits, one_row, native);
+    default: return nullptr;
+  }
 }
 
 template <typename T>
@@ -658,7 +661,6 @@ cudaError_t allow_smem(size_t limit) {
       for (int variant = 0; variant < 6; variant++) {
         /* one-row, per-slab converting, per-slab native; the same three as clusters */
         const bool cluster = variant >= 3;
-        if (cluster && tile_m == 64) continue;
         const void *kernel = kernel_for<T>(bits, variant % 3 == 0, variant % 3 == 2, tile_m, cluster);
         if (kernel == nullptr) continue;
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit);

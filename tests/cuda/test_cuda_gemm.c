@@ -557,6 +557,40 @@ static void wide_cut_tiles(harness *h) {
   wide_cluster_halves(h);
 }
 
+/* Launches the device refuses as clusters (the state's test fault) go
+ * again without them and still give the reference's bits: halved wide
+ * tiles (the fixup then adds the halves), wide tiles cut evenly, skinny
+ * clusters of one and of several groups a tile, per-slab scales. Each case
+ * first runs as planned, to check that it asks for clusters on this device
+ * (where it does not, the refusal has nothing to refuse). */
+static void refused_cluster_launches(harness *h) {
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  const gemm_case cases[] = {
+      {4, 100, 1024, 56 * 256, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 51},
+      {5, 256, 1024, 64 * 128, 16, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 52},
+      {3, 200, 1024, 50 * 128, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 53},
+      {4, 1, 4096, 4096, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 54},
+      {2, 5, 14336, 1024, 128, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 55},
+      {6, 12, 4096, 4096, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 56}};
+  int refused = 0;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    run(h, &cases[i]);
+    if (s->last_wide_cluster_ways < 2 && s->last_skinny_cluster_ways < 2) continue;
+    s->refuse_cluster_launches = 1;
+    run_exact_and_bound(h, cases[i]);
+    s->refuse_cluster_launches = 0;
+    refused++;
+    if (s->last_wide_cluster_ways == 0 && s->last_skinny_cluster_ways == 0) continue;
+    char name[160];
+    harness_describe(&cases[i], name, sizeof name);
+    printf("FAIL %s: a refused cluster launch reports %d (wide) / %d (skinny) blocks a cluster\n", name,
+           s->last_wide_cluster_ways, s->last_skinny_cluster_ways);
+    failures++;
+  }
+  printf("refused_cluster_launches: %d of %d cases planned clusters and ran again without them\n", refused,
+         (int)(sizeof cases / sizeof cases[0]));
+}
+
 /* Same inputs, two runs, identical bits (general inputs: order matters). */
 static void determinism(harness *h) {
   same_bits_twice(h, (gemm_case){4, 8, 8192, 2048, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 1234});
@@ -578,6 +612,7 @@ int main(void) {
   skinny_clusters(&h);
   skinny_cluster_groups(&h);
   wide_cut_tiles(&h);
+  refused_cluster_launches(&h);
   determinism(&h);
   harness_close(&h);
   printf("%d cases, %d failures\n", cases, failures);
