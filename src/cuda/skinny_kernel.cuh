@@ -306,6 +306,20 @@ __device__ __forceinline__ void lookup_five(uint32_t table_lane, uint32_t low, u
   }
 }
 
+/* Pair index word j of slab `slab` for 3-bit codes, as pair_indices gives
+ * it but for bits 6..7 of each byte, which the 256-entry table ignores
+ * (build_table): the 2-bit slices' nibble and the 1-bit slices, moved to
+ * bits 4..5, merged by one bit select, where masking the 1-bit word and
+ * then merging took two LOP3s (ptxas does not fold the select written in
+ * C into one, so it is written as one: lut 0xE2 = (a & b) | (c & ~b)). */
+__device__ __forceinline__ uint32_t three_bit_indices(const uint32_t (&w)[12], int slab, int j) {
+  const uint32_t two = w[2 * slab + j / 2] >> (4 * (j % 2));
+  const uint32_t one = j <= 2 ? w[8 + slab] << (4 - 2 * j) : w[8 + slab] >> (2 * j - 4);
+  uint32_t index;
+  asm("lop3.b32 %0, %1, 0x0F0F0F0F, %2, 0xE2;\n" : "=r"(index) : "r"(two), "r"(one));
+  return index;
+}
+
 /* The pair of codes at byte b of `first` and `second`, from the single-code
  * table (each entry's low half is the value). */
 __device__ __forceinline__ uint32_t lookup_codes(uint32_t table_lane, uint32_t first, uint32_t second, int b) {
@@ -456,7 +470,9 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
 #pragma unroll
         for (int j = 0; j < 4; j++) {
           if constexpr (PAIRS) {
-            const uint32_t index = pair_indices<BITS>(w, slab, j);
+            uint32_t index;
+            if constexpr (BITS == 3) index = three_bit_indices(w, slab, j);
+            else index = pair_indices<BITS>(w, slab, j);
             scaled_mma<T, MB>(lookup(table_lane, index, 0), lookup(table_lane, index, 1), lookup(table_lane, index, 2),
                               lookup(table_lane, index, 3), s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
           } else if constexpr (BITS == 5) {
@@ -911,11 +927,12 @@ __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
       *(uint4 *)(table + (pair & 255) * 256 + (pair >> 8) * 64 + quarter * 16) = make_uint4(value, value, value, value);
     }
   } else {
-    constexpr int ENTRIES = BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS;
+    /* 3-bit codes: 256 entries, entry e the pair e mod 64 (three_bit_indices) */
+    constexpr int ENTRIES = BITS == 3 ? 256 : BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS;
     for (int i = (int)threadIdx.x; i < ENTRIES * 8; i += cfg<MB, BITS, W>::THREADS) {
       const int e = i / 8, quarter = i % 8;
       uint32_t value;
-      if constexpr (BITS <= 4) value = pair_value<T, BITS>(p, e);
+      if constexpr (BITS <= 4) value = pair_value<T, BITS>(p, e % (1 << (2 * BITS)));
       else value = (uint32_t)compute<T>::from_float(p.table[e]);
       *(uint4 *)(table + e * 256 + quarter * 16) = make_uint4(value, value, value, value);
     }
