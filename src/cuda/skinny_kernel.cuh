@@ -320,6 +320,21 @@ __device__ __forceinline__ uint32_t three_bit_indices(const uint32_t (&w)[12], i
   return index;
 }
 
+/* Byte i of `first` / `second`: the first / second code of this lane's
+ * pair i of n16 block j in slab `slab` for 6-bit codes, as code_bytes gives
+ * them but for bits 6..7, which the 256-entry table ignores (build_table):
+ * the 4-bit slice's nibble and the 2-bit slice's two bits, moved to bits
+ * 4..5, merged by one bit select each (three_bit_indices' LOP3). A 2-bit
+ * slice byte holds n16 blocks 2i (bits 0..3) and 2i + 1 (bits 4..7), each
+ * first code low. */
+__device__ __forceinline__ void six_bit_code_bytes(const uint32_t (&w)[24], int slab, int j, uint32_t &first,
+                                                   uint32_t &second) {
+  const uint32_t four = w[4 * slab + j], two = w[16 + 2 * slab + j / 2];
+  const uint32_t two_first = j % 2 ? two : two << 4, two_second = j % 2 ? two >> 2 : two << 2;
+  asm("lop3.b32 %0, %1, 0x0F0F0F0F, %2, 0xE2;\n" : "=r"(first) : "r"(four), "r"(two_first));
+  asm("lop3.b32 %0, %1, 0x0F0F0F0F, %2, 0xE2;\n" : "=r"(second) : "r"(four >> 4), "r"(two_second));
+}
+
 /* The pair of codes at byte b of `first` and `second`, from the single-code
  * table (each entry's low half is the value). */
 __device__ __forceinline__ uint32_t lookup_codes(uint32_t table_lane, uint32_t first, uint32_t second, int b) {
@@ -481,7 +496,8 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
             scaled_mma<T, MB>(q[0], q[1], q[2], q[3], s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
           } else {
             uint32_t first, second;
-            code_bytes<BITS>(w, slab, j, first, second);
+            if constexpr (BITS == 6) six_bit_code_bytes(w, slab, j, first, second);
+            else code_bytes<BITS>(w, slab, j, first, second);
             scaled_mma<T, MB>(lookup_codes(table_lane, first, second, 0), lookup_codes(table_lane, first, second, 1),
                               lookup_codes(table_lane, first, second, 2), lookup_codes(table_lane, first, second, 3),
                               s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
@@ -927,13 +943,14 @@ __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
       *(uint4 *)(table + (pair & 255) * 256 + (pair >> 8) * 64 + quarter * 16) = make_uint4(value, value, value, value);
     }
   } else {
-    /* 3-bit codes: 256 entries, entry e the pair e mod 64 (three_bit_indices) */
-    constexpr int ENTRIES = BITS == 3 ? 256 : BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS;
+    /* 3-bit pairs and 6-bit codes: 256 entries, entry e the pair or code
+     * e mod 64 (three_bit_indices, six_bit_code_bytes) */
+    constexpr int ENTRIES = BITS == 3 || BITS == 6 ? 256 : BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS;
     for (int i = (int)threadIdx.x; i < ENTRIES * 8; i += cfg<MB, BITS, W>::THREADS) {
       const int e = i / 8, quarter = i % 8;
       uint32_t value;
       if constexpr (BITS <= 4) value = pair_value<T, BITS>(p, e % (1 << (2 * BITS)));
-      else value = (uint32_t)compute<T>::from_float(p.table[e]);
+      else value = (uint32_t)compute<T>::from_float(p.table[e % (1 << BITS)]);
       *(uint4 *)(table + e * 256 + quarter * 16) = make_uint4(value, value, value, value);
     }
   }
