@@ -324,16 +324,17 @@ LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* ato
  * the others were not measured (docs/PERF.md, change 24). Codes of 5 bits
  * share the block with a 64 KiB pair table: 2 deep at M <= 8 (16 warps), 3
  * at M = 9..16; 12 warps 3 deep at M <= 8 ran 2-17 % slower (change 40).
- * Codes of 3 bits have a 64 KiB table too (lutmm_skinny_table_bytes): per-slab
+ * Codes of 3 bits have a 64 KiB table too (LUTMM_SKINNY_TABLE_BYTES): per-slab
  * scales at M <= 8 then fit 3 deep, not 4 (change 67). So do codes of 6
- * bits: rings of 2 at M <= 8 and 3 at M = 9..16 (change 68). */
+ * and 7 bits: 6-bit rings of 2 at M <= 8 and 3 at M = 9..16, 7-bit rings
+ * of 2 at M <= 16 and 3 with per-slab scales at M > 16 (change 68). */
 #define LUTMM_SKINNY_RING(bits, mb, one_row)                                                                     \
   ((bits) <= 2   ? 4                                                                                           \
    : (bits) == 3 ? ((mb) == 1 && !(one_row) ? 3 : 4)                                                           \
    : (bits) == 4 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : 4)                                                      \
    : (bits) == 5 ? ((mb) == 1 ? 2 : (mb) == 2 ? 3 : 4)                                                         \
    : (bits) == 6 ? ((mb) == 1 ? 2 : (mb) == 2 ? 3 : 4)                                                         \
-   : (bits) == 7 ? ((mb) >= 4 ? 4 : (one_row) ? 3 : 2)                                                        \
+   : (bits) == 7 ? ((mb) >= 4 ? ((one_row) ? 4 : 3) : 2)                                                      \
                  : ((mb) >= 4 ? 3 : 2))
 /* One ring slot of a warp: 32 lanes × `bits` 16-byte words. */
 #define LUTMM_SKINNY_SLOT_BYTES(bits) (512u * (uint32_t)(bits))
@@ -364,14 +365,14 @@ LUTMM_HD static inline int lutmm_skinny_scales_fit(int one_row, int scale_bytes,
                         LUTMM_SKINNY_SCALE_ENTRY(0);
 }
 
-/* Lookup table, starting on a 64 KiB boundary of the shared window, so that
- * one PRMT of (index byte, table address | lane offset) is the whole lookup
- * address; entry e at e·256 bytes. Codes of 3 and 4 bits: a pair table
- * (entry e holds the pair of codes whose slices e holds), lane L's copy at
- * +4L; for 3-bit codes all 256 entries, entry e holding pair e mod 64, so
- * that an index byte's top two bits need no mask (three_bit_indices); the
- * same for the single codes of 6 bits (entry e code e mod 64,
- * six_bit_code_bytes).
+/* Lookup table: 64 KiB for every code width, on a 64 KiB boundary of the
+ * shared window, so that one PRMT of (index byte, table address | lane
+ * offset) is the whole lookup address; entry e at e·256 bytes. Codes of 3
+ * and 4 bits: a pair table (entry e holds the pair of codes whose slices e
+ * holds), lane L's copy at +4L; for 3-bit codes all 256 entries, entry e
+ * holding pair e mod 64, so that an index byte's top two bits need no mask
+ * (three_bit_indices); the same for the single codes of 6 and 7 bits
+ * (entry e code e mod 64 or 128, six_bit_code_bytes, seven_bit_code_bytes).
  * Codes of 1 and 2 bits: a byte table. A byte of their one slice holds
  * a pair index for each of 4/b n16 blocks, and entry e holds those 4/b pairs
  * (8 or 16 bytes), so one LDS.64 / LDS.128 takes what 2 or 4 pair lookups
@@ -380,10 +381,9 @@ LUTMM_HD static inline int lutmm_skinny_scales_fit(int one_row, int scale_bytes,
  * pair table of 1024 entries in the same 64 KiB, 16 copies each: the pair
  * whose 4-bit slices are byte e and whose 1-bit slices are h (first code's
  * bit low) at e·256 + h·64, lane L's copy at +4·(L mod 16). Wider codes: a
- * table of single codes (code c at c·256), lane L's copy at +4L. */
-LUTMM_HD static inline uint32_t lutmm_skinny_table_bytes(int bits) {
-  return bits == 7 ? 32768u : 65536u;
-}
+ * table of single codes (code c at c·256), lane L's copy at +4L; 8-bit
+ * codes fill it, and 6- and 7-bit ones fill it as 3-bit pairs do. */
+#define LUTMM_SKINNY_TABLE_BYTES 65536u
 #define LUTMM_SKINNY_TABLE_ALIGN 65536u
 
 /* Where everything lies in the shared window, for a block whose dynamic
@@ -408,7 +408,7 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
   l.table = (l.gap + LUTMM_SKINNY_TABLE_ALIGN - 1u) & ~(LUTMM_SKINNY_TABLE_ALIGN - 1u);
   l.gap_warps = (l.table - l.gap) / per_warp;
   if (l.gap_warps > warps) l.gap_warps = warps;
-  l.above = l.table + lutmm_skinny_table_bytes(bits);
+  l.above = l.table + LUTMM_SKINNY_TABLE_BYTES;
   l.end = l.above + (warps - l.gap_warps) * per_warp;
   return l;
 }

@@ -232,7 +232,7 @@ __device__ __forceinline__ uint32_t lookup(uint32_t table_lane, uint32_t index, 
   return v;
 }
 
-/* This lane's copy of every table entry (lutmm_skinny_table_bytes): 4L in
+/* This lane's copy of every table entry (LUTMM_SKINNY_TABLE_BYTES): 4L in
  * pair and single-code tables; in byte tables 8L (2 bits: an LDS.64 is
  * served a half-warp at a time) or 16·(L mod 16) (1 bit: an LDS.128 a
  * quarter-warp at a time), so no load of a warp shares a bank. The 5-bit
@@ -306,33 +306,49 @@ __device__ __forceinline__ void lookup_five(uint32_t table_lane, uint32_t low, u
   }
 }
 
-/* Pair index word j of slab `slab` for 3-bit codes, as pair_indices gives
- * it but for bits 6..7 of each byte, which the 256-entry table ignores
- * (build_table): the 2-bit slices' nibble and the 1-bit slices, moved to
- * bits 4..5, merged by one bit select, where masking the 1-bit word and
- * then merging took two LOP3s (ptxas does not fold the select written in
- * C into one, so it is written as one: lut 0xE2 = (a & b) | (c & ~b)). */
+/* (a & MASK) | (c & ~MASK), bit by bit, in one LOP3 (lut 0xE2): ptxas
+ * compiles the same expression written in C as a mask and a merge, two. */
+template <uint32_t MASK>
+__device__ __forceinline__ uint32_t bit_select(uint32_t a, uint32_t c) {
+  uint32_t r;
+  asm("lop3.b32 %0, %1, %2, %3, 0xE2;\n" : "=r"(r) : "r"(a), "n"(MASK), "r"(c));
+  return r;
+}
+
+/* Codes of 3, 6 and 7 bits look their index bytes up in tables of 256
+ * entries whose entry e holds what e mod 2^(bits used) names (build_table),
+ * so the bits above a byte's index may hold anything: each byte word is
+ * its slices' bits moved into place and merged by bit selects, with no
+ * mask of its own (docs/PERF.md, changes 67 and 68). Slices as FORMAT.md
+ * lays them out: a 2-bit slice byte holds n16 blocks 2i (bits 0..3) and
+ * 2i + 1 (bits 4..7), a 1-bit slice byte blocks 0..3 at bits 2j, 2j + 1;
+ * each first code low. */
+
+/* Pair index word j of slab `slab` for 3-bit codes (pair_indices but for
+ * bits 6..7): the 2-bit slices' nibble, the 1-bit slices at bits 4..5. */
 __device__ __forceinline__ uint32_t three_bit_indices(const uint32_t (&w)[12], int slab, int j) {
   const uint32_t two = w[2 * slab + j / 2] >> (4 * (j % 2));
   const uint32_t one = j <= 2 ? w[8 + slab] << (4 - 2 * j) : w[8 + slab] >> (2 * j - 4);
-  uint32_t index;
-  asm("lop3.b32 %0, %1, 0x0F0F0F0F, %2, 0xE2;\n" : "=r"(index) : "r"(two), "r"(one));
-  return index;
+  return bit_select<0x0F0F0F0Fu>(two, one);
 }
 
-/* Byte i of `first` / `second`: the first / second code of this lane's
- * pair i of n16 block j in slab `slab` for 6-bit codes, as code_bytes gives
- * them but for bits 6..7, which the 256-entry table ignores (build_table):
- * the 4-bit slice's nibble and the 2-bit slice's two bits, moved to bits
- * 4..5, merged by one bit select each (three_bit_indices' LOP3). A 2-bit
- * slice byte holds n16 blocks 2i (bits 0..3) and 2i + 1 (bits 4..7), each
- * first code low. */
+/* The first and second codes' bytes of n16 block j in slab `slab`
+ * (code_bytes but for the bits above the code) for 6-bit codes: the 4-bit
+ * slice's nibble, the 2-bit slice's two bits at bits 4..5. */
 __device__ __forceinline__ void six_bit_code_bytes(const uint32_t (&w)[24], int slab, int j, uint32_t &first,
                                                    uint32_t &second) {
   const uint32_t four = w[4 * slab + j], two = w[16 + 2 * slab + j / 2];
-  const uint32_t two_first = j % 2 ? two : two << 4, two_second = j % 2 ? two >> 2 : two << 2;
-  asm("lop3.b32 %0, %1, 0x0F0F0F0F, %2, 0xE2;\n" : "=r"(first) : "r"(four), "r"(two_first));
-  asm("lop3.b32 %0, %1, 0x0F0F0F0F, %2, 0xE2;\n" : "=r"(second) : "r"(four >> 4), "r"(two_second));
+  first = bit_select<0x0F0F0F0Fu>(four, j % 2 ? two : two << 4);
+  second = bit_select<0x0F0F0F0Fu>(four >> 4, j % 2 ? two >> 2 : two << 2);
+}
+
+/* The same for 7-bit codes: then the 1-bit slice's bit at bit 6. */
+__device__ __forceinline__ void seven_bit_code_bytes(const uint32_t (&w)[28], int slab, int j, uint32_t &first,
+                                                     uint32_t &second) {
+  const uint32_t four = w[4 * slab + j], two = w[16 + 2 * slab + j / 2], one = w[24 + slab];
+  first = bit_select<0x3F3F3F3Fu>(bit_select<0x0F0F0F0Fu>(four, j % 2 ? two : two << 4), one << (6 - 2 * j));
+  second = bit_select<0x3F3F3F3Fu>(bit_select<0x0F0F0F0Fu>(four >> 4, j % 2 ? two >> 2 : two << 2),
+                                   j < 3 ? one << (5 - 2 * j) : one >> 1);
 }
 
 /* The pair of codes at byte b of `first` and `second`, from the single-code
@@ -497,6 +513,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
           } else {
             uint32_t first, second;
             if constexpr (BITS == 6) six_bit_code_bytes(w, slab, j, first, second);
+            else if constexpr (BITS == 7) seven_bit_code_bytes(w, slab, j, first, second);
             else code_bytes<BITS>(w, slab, j, first, second);
             scaled_mma<T, MB>(lookup_codes(table_lane, first, second, 0), lookup_codes(table_lane, first, second, 1),
                               lookup_codes(table_lane, first, second, 2), lookup_codes(table_lane, first, second, 3),
@@ -915,7 +932,7 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   reduce_partials<MB, BITS, W>(p, c.tile, warp, lane, first, last);
 }
 
-/* The lookup table (lutmm_skinny_table_bytes): entry e at e·256 bytes, its
+/* The lookup table (LUTMM_SKINNY_TABLE_BYTES): entry e at e·256 bytes, its
  * lane copies (table_lane_offset) 128 contiguous bytes for pair and
  * single-code tables, 256 for byte tables, written in 16-byte stores.
  * Codes of 1 and 2 bits: entry e (a slice byte) holds the pairs of its 4/b
@@ -943,9 +960,9 @@ __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
       *(uint4 *)(table + (pair & 255) * 256 + (pair >> 8) * 64 + quarter * 16) = make_uint4(value, value, value, value);
     }
   } else {
-    /* 3-bit pairs and 6-bit codes: 256 entries, entry e the pair or code
-     * e mod 64 (three_bit_indices, six_bit_code_bytes) */
-    constexpr int ENTRIES = BITS == 3 || BITS == 6 ? 256 : BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS;
+    /* 3-bit pairs, 6- and 7-bit codes: 256 entries, entry e the pair or
+     * code e mod 64 or 128 (three_bit_indices, six_bit_code_bytes) */
+    constexpr int ENTRIES = BITS == 3 || BITS == 6 || BITS == 7 ? 256 : BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS;
     for (int i = (int)threadIdx.x; i < ENTRIES * 8; i += cfg<MB, BITS, W>::THREADS) {
       const int e = i / 8, quarter = i % 8;
       uint32_t value;

@@ -43,7 +43,7 @@ static void check_one(uint32_t base, int bits, int mb, int one_row, int block_wa
   CHECK(l.gap >= l.scales && l.gap - l.scales >= warps * ring * LUTMM_SKINNY_SCALE_ENTRY(one_row));
   CHECK(l.scales % 16 == 0 && LUTMM_SKINNY_SCALE_ENTRY(one_row) % 16 == 0);
   CHECK(l.table % LUTMM_SKINNY_TABLE_ALIGN == 0 && l.table >= l.gap && l.table - l.gap < LUTMM_SKINNY_TABLE_ALIGN);
-  CHECK(l.above >= l.table + lutmm_skinny_table_bytes(bits));
+  CHECK(l.above >= l.table + LUTMM_SKINNY_TABLE_BYTES);
   CHECK(ring >= 2 && ring <= 8); /* cp.async.wait_group takes 0..7 */
   /* Each warp's ring where the kernel puts it (ring_of): inside the gap or
    * after the table, 16-byte aligned, within the block's bytes. */
