@@ -299,7 +299,7 @@ LUTMM_HD static inline int lutmm_skinny_mb(int64_t m) { return m <= 8 ? 1 : m <=
  * M <= 8, 12 for M <= 16, 8 for M <= 32 and 64 (at 64 rows 8 warps still
  * give each thread 255 registers for its 128 accumulators); 7- and 8-bit
  * codes take 12 at M <= 8, so that their larger atoms still get a ring of
- * two or three (docs/HEURISTICS.md). A macro, so that kernels use it as a
+ * two (docs/HEURISTICS.md). A macro, so that kernels use it as a
  * constant. */
 #define LUTMM_SKINNY_WARPS(mb, bits) ((mb) == 1 ? ((bits) >= 7 ? 12 : 16) : (mb) == 2 ? 12 : 8)
 LUTMM_HD static inline int lutmm_skinny_warps(int mb, int bits) { return LUTMM_SKINNY_WARPS(mb, bits); }
@@ -315,25 +315,20 @@ LUTMM_HD static inline int lutmm_skinny_warps(int mb, int bits) { return LUTMM_S
 LUTMM_HD static inline int lutmm_skinny_chunk(int mb) { return 16 / mb; } /* atoms per X chunk */
 
 /* Atoms a warp has in flight: at most 4, and no more than fit a 227 KiB
- * block (H100/H200) beside X, the scale rings and the 64 KiB-aligned table
- * (test_cuda_layout checks that every case fits). Per-slab scales keep
- * the depths they had with 1 KiB scale entries, except 4-bit codes at
- * M = 9..16 (4 instead of 3: 0.2-2.1 % faster on the H100). A deeper ring
- * also fits now for 4-, 6- and 7-bit codes at M <= 8 and for 6- and 7-bit
- * codes at M = 9..16; for 4-bit codes at M <= 8 it was 0.5-1.4 % slower,
- * the others were not measured (docs/PERF.md, change 24). Codes of 5 bits
- * share the block with a 64 KiB pair table: 2 deep at M <= 8 (16 warps), 3
- * at M = 9..16; 12 warps 3 deep at M <= 8 ran 2-17 % slower (change 40).
- * Codes of 3 bits have a 64 KiB table too (LUTMM_SKINNY_TABLE_BYTES): per-slab
- * scales at M <= 8 then fit 3 deep, not 4 (change 67). So do codes of 6
- * and 7 bits: 6-bit rings of 2 at M <= 8 and 3 at M = 9..16, 7-bit rings
- * of 2 at M <= 16 and 3 with per-slab scales at M > 16 (change 68). */
+ * block (H100/H200) beside X, the scale rings and the 64 KiB table
+ * (test_cuda_layout checks that every case fits). 4-bit codes with
+ * per-slab scales: 2 at M <= 8 (a third fits but ran 0.5-1.4 % slower on
+ * the H100, docs/PERF.md change 24), 4 at M = 9..16 (0.2-2.1 % faster than
+ * 3). Codes of 5 and 6 bits: 2 at M <= 8, 3 at M = 9..16 (5-bit: 12 warps
+ * 3 deep at M <= 8 ran 2-17 % slower, change 40). 3-bit per-slab scales at
+ * M <= 8: 3 (change 67). 7-bit codes: 2 at M <= 16, 3 with per-slab
+ * scales above (change 69). The depths of 3-, 6- and 7-bit codes shrank
+ * when their tables grew to 64 KiB (changes 67-69). */
 #define LUTMM_SKINNY_RING(bits, mb, one_row)                                                                     \
   ((bits) <= 2   ? 4                                                                                           \
    : (bits) == 3 ? ((mb) == 1 && !(one_row) ? 3 : 4)                                                           \
    : (bits) == 4 ? ((mb) == 1 ? ((one_row) ? 3 : 2) : 4)                                                      \
-   : (bits) == 5 ? ((mb) == 1 ? 2 : (mb) == 2 ? 3 : 4)                                                         \
-   : (bits) == 6 ? ((mb) == 1 ? 2 : (mb) == 2 ? 3 : 4)                                                         \
+   : (bits) <= 6 ? ((mb) == 1 ? 2 : (mb) == 2 ? 3 : 4)                                                         \
    : (bits) == 7 ? ((mb) >= 4 ? ((one_row) ? 4 : 3) : 2)                                                      \
                  : ((mb) >= 4 ? 3 : 2))
 /* One ring slot of a warp: 32 lanes × `bits` 16-byte words. */

@@ -310,6 +310,7 @@ __device__ __forceinline__ void lookup_five(uint32_t table_lane, uint32_t low, u
  * compiles the same expression written in C as a mask and a merge, two. */
 template <uint32_t MASK>
 __device__ __forceinline__ uint32_t bit_select(uint32_t a, uint32_t c) {
+  static_assert(MASK < 0x80000000u, "an \"n\" operand past INT_MAX is not a tested form");
   uint32_t r;
   asm("lop3.b32 %0, %1, %2, %3, 0xE2;\n" : "=r"(r) : "r"(a), "n"(MASK), "r"(c));
   return r;
@@ -319,7 +320,7 @@ __device__ __forceinline__ uint32_t bit_select(uint32_t a, uint32_t c) {
  * entries whose entry e holds what e mod 2^(bits used) names (build_table),
  * so the bits above a byte's index may hold anything: each byte word is
  * its slices' bits moved into place and merged by bit selects, with no
- * mask of its own (docs/PERF.md, changes 67 and 68). Slices as FORMAT.md
+ * mask of its own (docs/PERF.md, changes 67-69). Slices as FORMAT.md
  * lays them out: a 2-bit slice byte holds n16 blocks 2i (bits 0..3) and
  * 2i + 1 (bits 4..7), a 1-bit slice byte blocks 0..3 at bits 2j, 2j + 1;
  * each first code low. */
@@ -937,9 +938,10 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
  * single-code tables, 256 for byte tables, written in 16-byte stores.
  * Codes of 1 and 2 bits: entry e (a slice byte) holds the pairs of its 4/b
  * pair indices, one copy per 16 bytes for 1 bit, two for 2 bits. Codes of 3
- * and 4 bits: entry e holds the pair of codes whose slices e holds. Codes
- * of 5 bits: four 64-byte quarters of 16 copies per entry (below). Wider
- * codes: entry c holds code c's value in its low half. */
+ * and 4 bits: entry e holds the pair of codes whose slices e holds (3-bit:
+ * e mod 64). Codes of 5 bits: four 64-byte quarters of 16 copies per entry
+ * (below). Wider codes: entry e holds code e's value in its low half (6-
+ * and 7-bit: code e mod 64 or 128). */
 template <typename T, int MB, int BITS, int W>
 __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
   if constexpr (BITS <= 2) {
@@ -960,10 +962,10 @@ __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
       *(uint4 *)(table + (pair & 255) * 256 + (pair >> 8) * 64 + quarter * 16) = make_uint4(value, value, value, value);
     }
   } else {
-    /* 3-bit pairs, 6- and 7-bit codes: 256 entries, entry e the pair or
-     * code e mod 64 or 128 (three_bit_indices, six_bit_code_bytes) */
-    constexpr int ENTRIES = BITS == 3 || BITS == 6 || BITS == 7 ? 256 : BITS <= 4 ? 1 << (2 * BITS) : 1 << BITS;
-    for (int i = (int)threadIdx.x; i < ENTRIES * 8; i += cfg<MB, BITS, W>::THREADS) {
+    /* 256 entries for every width here: 3-bit pairs and 6- and 7-bit codes
+     * fill them with entry e the pair or code e mod 64 or 128
+     * (three_bit_indices, six_bit_code_bytes, seven_bit_code_bytes). */
+    for (int i = (int)threadIdx.x; i < 256 * 8; i += cfg<MB, BITS, W>::THREADS) {
       const int e = i / 8, quarter = i % 8;
       uint32_t value;
       if constexpr (BITS <= 4) value = pair_value<T, BITS>(p, e % (1 << (2 * BITS)));

@@ -589,6 +589,15 @@ static void refused_cluster_launches(harness *h) {
   }
   printf("refused_cluster_launches: %d of %d cases planned clusters and ran again without them\n", refused,
          (int)(sizeof cases / sizeof cases[0]));
+  /* On a part with the wide kernel and room for clusters (an H100 or
+   * H200: 132 SMs) every case plans them; a refusal left untested there is
+   * a failure, not a skip. */
+  if (s->wide && s->wide_clusters[2] >= 64 && s->skinny_clusters[16] >= 6 && s->skinny_cluster_groups >= 8 &&
+      s->sm_count == 132 &&
+      refused != (int)(sizeof cases / sizeof cases[0])) {
+    printf("FAIL refused_cluster_launches: only %d cases planned clusters on a 132-SM part\n", refused);
+    failures++;
+  }
 }
 
 /* Same inputs, two runs, identical bits (general inputs: order matters). */
