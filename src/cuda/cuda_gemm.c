@@ -243,8 +243,9 @@ static cudaError_t use_tag(lutmm_cuda_state *s, lutmm_cuda_gemm_params *p) {
   return cudaSuccess;
 }
 
-/* The error a device that cannot place a cluster launch returns, where a
- * test asks for it (refuse_cluster_launches): the retries below run then. */
+/* Whether this launch is to fail as on a device that cannot place its
+ * clusters: a test's fault (refuse_cluster_launches), so that the retries
+ * below run on any device. */
 static int cluster_launch_refused(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
   return s->refuse_cluster_launches && p->cluster_ways > 1;
 }

@@ -352,6 +352,23 @@ __device__ __forceinline__ void seven_bit_code_bytes(const uint32_t (&w)[28], in
                                    j < 3 ? one << (5 - 2 * j) : one >> 1);
 }
 
+/* This kernel's index words for its tables: the bit-select forms where the
+ * table has 256 entries for them (3-bit pairs, 6- and 7-bit codes), the
+ * generic ones (gemm_device.cuh, shared with the wide kernel) elsewhere. */
+template <int BITS>
+__device__ __forceinline__ uint32_t table_pair_indices(const uint32_t (&w)[4 * BITS], int slab, int j) {
+  if constexpr (BITS == 3) return three_bit_indices(w, slab, j);
+  else return pair_indices<BITS>(w, slab, j);
+}
+
+template <int BITS>
+__device__ __forceinline__ void table_code_bytes(const uint32_t (&w)[4 * BITS], int slab, int j, uint32_t &first,
+                                                 uint32_t &second) {
+  if constexpr (BITS == 6) six_bit_code_bytes(w, slab, j, first, second);
+  else if constexpr (BITS == 7) seven_bit_code_bytes(w, slab, j, first, second);
+  else code_bytes<BITS>(w, slab, j, first, second);
+}
+
 /* The pair of codes at byte b of `first` and `second`, from the single-code
  * table (each entry's low half is the value). */
 __device__ __forceinline__ uint32_t lookup_codes(uint32_t table_lane, uint32_t first, uint32_t second, int b) {
@@ -502,9 +519,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
 #pragma unroll
         for (int j = 0; j < 4; j++) {
           if constexpr (PAIRS) {
-            uint32_t index;
-            if constexpr (BITS == 3) index = three_bit_indices(w, slab, j);
-            else index = pair_indices<BITS>(w, slab, j);
+            const uint32_t index = table_pair_indices<BITS>(w, slab, j);
             scaled_mma<T, MB>(lookup(table_lane, index, 0), lookup(table_lane, index, 1), lookup(table_lane, index, 2),
                               lookup(table_lane, index, 3), s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
           } else if constexpr (BITS == 5) {
@@ -513,9 +528,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
             scaled_mma<T, MB>(q[0], q[1], q[2], q[3], s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
           } else {
             uint32_t first, second;
-            if constexpr (BITS == 6) six_bit_code_bytes(w, slab, j, first, second);
-            else if constexpr (BITS == 7) seven_bit_code_bytes(w, slab, j, first, second);
-            else code_bytes<BITS>(w, slab, j, first, second);
+            table_code_bytes<BITS>(w, slab, j, first, second);
             scaled_mma<T, MB>(lookup_codes(table_lane, first, second, 0), lookup_codes(table_lane, first, second, 1),
                               lookup_codes(table_lane, first, second, 2), lookup_codes(table_lane, first, second, 3),
                               s2[2 * j], s2[2 * j + 1], xf, h, acc, j);

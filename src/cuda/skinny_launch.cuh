@@ -136,18 +136,19 @@ cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
           if (err != cudaSuccess) return err;
         }
-  for (int i = 0; i < 32; i++) {
-    const int mb = 1 + i / 16, bits = 1 + i % 16 / 2, one_row = i % 2;
-    const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, mb, one_row, lutmm_skinny_warps(mb, bits));
-    const void *kernel = cluster_kernel_for<T>(mb, bits, one_row);
-    if (bytes > limit || kernel == nullptr) continue;
-    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-    if (err != cudaSuccess) return err;
-    /* Clusters above 8 blocks; a device without clusters may refuse it (not
-     * sticky), and then its cluster count, asked later, is 0. */
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
-      (void)cudaGetLastError();
-  }
+  for (int mb = 1; mb <= 2; mb++) /* the CLUSTER kernels: M <= 16 */
+    for (int bits = 1; bits <= 8; bits++)
+      for (int one_row = 0; one_row < 2; one_row++) {
+        const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, mb, one_row, lutmm_skinny_warps(mb, bits));
+        const void *kernel = cluster_kernel_for<T>(mb, bits, one_row);
+        if (bytes > limit || kernel == nullptr) continue;
+        const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        if (err != cudaSuccess) return err;
+        /* Clusters above 8 blocks; a device without clusters may refuse it
+         * (not sticky), and then its cluster count, asked later, is 0. */
+        if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+          (void)cudaGetLastError();
+      }
   return cudaSuccess;
 }
 
