@@ -240,6 +240,13 @@ static void reduction_rule(void) {
   CHECK(!lutmm_skinny_reduces_together(1, 16, 2, 32, 16, 32)); /* M <= 2: the last contributor */
   CHECK(lutmm_skinny_reduces_together(1, 16, 3, 64, 12, 64));   /* exactly 12 partials a column */
   CHECK(!lutmm_skinny_reduces_together(1, 16, 3, 64, 11, 64));  /* 11 */
+  /* M = 5..8 of the 8-row kernels: from 8 partials a column */
+  CHECK(lutmm_skinny_reduces_together(1, 16, 8, 32, 132, 448));   /* 4096 x 14336 on 132 SMs: ~9 */
+  CHECK(lutmm_skinny_reduces_together(1, 16, 5, 64, 8, 64));      /* exactly 8 */
+  CHECK(!lutmm_skinny_reduces_together(1, 16, 5, 64, 7, 64));     /* 7 */
+  CHECK(!lutmm_skinny_reduces_together(1, 16, 8, 64, 132, 1792)); /* 8192 x 28672: ~5 */
+  CHECK(!lutmm_skinny_reduces_together(1, 16, 4, 32, 132, 448));  /* M = 4 keeps the 12-partial rule */
+  CHECK(!lutmm_skinny_reduces_together(2, 12, 16, 32, 132, 608)); /* M = 16 too */
   CHECK(!lutmm_skinny_reduces_together(4, LUTMM_SKINNY_MORE_WARPS, 32, 32, 32, 64)); /* 12-warp 32-row kernels */
   CHECK(!lutmm_skinny_reduces_together(8, 8, 64, 32, 32, 64));                       /* 64-row kernels */
 }
