@@ -179,7 +179,8 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   }
   p->shares_reduction =
       s->cooperative && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);
-  /* At most 8 partials a column: never a shared reduction (12 or more).
+  /* M <= 4 and at most 8 partials a column: never a shared reduction
+   * (12 or more partials at M <= 4, 8 or more only at M = 5..8).
    * Not in a graph: a replay would reuse the captured tag (asked last, as
    * the only runtime call). */
   const int tags = s->cooperative && lutmm_skinny_tags_partials(p->mb, m, p->iters, p->grid, p->units) &&

@@ -417,13 +417,15 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
 /* Whether a skinny launch of `m` rows, `units` units of `iters` each over
  * `grid` blocks, reduces its cut columns together (cooperative launch, on a
  * device that has them): where a column is cut into 12 or more partials
- * (iters·grid >= 12·units) at M >= 3, and into 8 or more at M = 5..8.
- * There the last contributor's loads of every partial took 2-10 us (H100,
- * docs/PERF.md, change 37), and at M = 5..8 (2 partials a round trip)
- * 4096 x 14336's 9 partials a column ran 2-6 % faster shared (change 70).
- * At M <= 2 (8-16 partials a round trip), at 3-9 partials with M = 3..4
- * (change 37) and at 5 partials with M = 5..8 (8192 x 28672: 1-8 % slower,
- * change 70) the shared reduction's wait cost more than it saved. */
+ * (iters·grid >= 12·units) at M >= 3, and into 8 or more at M = 5..8 of
+ * the 8-row kernels. At 12 and more the last contributor's loads of every
+ * partial took 2-10 us (H100, docs/PERF.md, change 37); at M = 1 (and
+ * M <= 2 takes 8-16 partials a round trip) the shared reduction's wait
+ * cost more than it saved. At M = 8 (2 partials a
+ * round trip) change 37 measured 3-9 partials slower shared; on today's
+ * kernels 4096 x 14336 (9 partials) runs 3.8 % faster in median shared
+ * and 8192 x 28672 (5) 3.7 % slower (change 70), so 8 lies between them,
+ * unmeasured; M = 3..4 at 3-11 partials has not been measured shared. */
 LUTMM_HD static inline int lutmm_skinny_reduces_together(int mb, int warps, int64_t m, int64_t iters, int64_t grid,
                                                          int64_t units) {
   const int64_t cut = iters * grid; /* partials a column, times units */

@@ -246,14 +246,14 @@ static void reduction_rule(void) {
   CHECK(!lutmm_skinny_reduces_together(1, 16, 5, 64, 7, 64));     /* 7 */
   CHECK(!lutmm_skinny_reduces_together(1, 16, 8, 64, 132, 1792)); /* 8192 x 28672: ~5 */
   CHECK(!lutmm_skinny_reduces_together(1, 16, 4, 32, 132, 448));  /* M = 4 keeps the 12-partial rule */
-  CHECK(!lutmm_skinny_reduces_together(2, 12, 16, 32, 132, 608)); /* M = 16 too */
+  CHECK(!lutmm_skinny_reduces_together(2, 12, 16, 64, 8, 64));    /* the 16-row kernel at 8 too */
   CHECK(!lutmm_skinny_reduces_together(4, LUTMM_SKINNY_MORE_WARPS, 32, 32, 32, 64)); /* 12-warp 32-row kernels */
   CHECK(!lutmm_skinny_reduces_together(8, 8, 64, 32, 32, 64));                       /* 64-row kernels */
 }
 
 /* The tagged-partial rule at its edges: 8-row kernels, M <= 4, at most 8
- * partials a column; and never where the shared reduction applies (12 or
- * more), so a launch takes at most one of the two. */
+ * partials a column; and never where the shared reduction applies (at
+ * M <= 4 from 12 partials), so a launch takes at most one of the two. */
 static void tags_rule(void) {
   CHECK(lutmm_skinny_tags_partials(1, 1, 64, 132, 1792)); /* 8192 x 28672, M = 1: ~4.7 partials */
   CHECK(lutmm_skinny_tags_partials(1, 4, 64, 8, 64));     /* exactly 8 partials */
