@@ -417,18 +417,19 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
 /* Whether a skinny launch of `m` rows, `units` units of `iters` each over
  * `grid` blocks, reduces its cut columns together (cooperative launch, on a
  * device that has them): where a column is cut into 12 or more partials
- * (iters·grid >= 12·units) at M >= 3, and into 8 or more at M = 5..8 of
- * the 8-row kernels. At 12 and more the last contributor's loads of every
- * partial took 2-10 us (H100, docs/PERF.md, change 37); at M = 1 (and
- * M <= 2 takes 8-16 partials a round trip) the shared reduction's wait
- * cost more than it saved. At M = 8 (2 partials a
- * round trip) change 37 measured 3-9 partials slower shared; on today's
- * kernels 4096 x 14336 (9 partials) runs 3.8 % faster in median shared
- * and 8192 x 28672 (5) 3.7 % slower (change 70), so 8 lies between them,
- * unmeasured; M = 3..4 at 3-11 partials has not been measured shared. */
+ * (iters·grid >= 12·units) at M >= 3, or into 8 or more at M = 5..8 of the
+ * 8-row kernels. Measured on the H100 (docs/PERF.md):
+ * - at 12 or more partials the last contributor's loads took 2-10 us
+ *   (change 37);
+ * - at M = 1 the shared path's wait cost more than it saved (change 37);
+ *   M <= 2 takes 8-16 partials a round trip anyway;
+ * - at M = 8 (2 partials a round trip) change 37 found 3-9 partials slower
+ *   shared; on the kernels of 2026-11-27 4096 x 14336 (9 partials) ran 3.8 %
+ *   faster in median, 8192 x 28672 (5) 3.7 % slower (change 70). The 8 lies
+ *   between them, unmeasured, and M = 3..4 below 12 was not measured. */
 LUTMM_HD static inline int lutmm_skinny_reduces_together(int mb, int warps, int64_t m, int64_t iters, int64_t grid,
                                                          int64_t units) {
-  const int64_t cut = iters * grid; /* partials a column, times units */
+  const int64_t cut = iters * grid; /* units × partials a column */
   return LUTMM_SKINNY_SHARES_REDUCTION(mb, warps) && m >= 3 &&
          (cut >= 12 * units || (mb == 1 && m >= 5 && cut >= 8 * units));
 }
