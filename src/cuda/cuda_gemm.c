@@ -285,6 +285,7 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
     }
     s->last_skinny_cluster_ways = p->cluster_ways;
     s->last_skinny_cluster_groups = p->cluster_groups;
+    s->last_skinny_shared = p->shares_reduction;
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
@@ -394,7 +395,8 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   const int stages = tile_m > 0 ? wide_stages(s, w->params.bits, tile_m) : 0;
   s->last_wide_tile_m = stages > 0 ? tile_m : 0;
   s->last_wide_cluster_ways = 0;
-  s->last_skinny_cluster_ways = s->last_skinny_cluster_groups = 0; /* until a skinny launch says */
+  /* until a skinny launch says */
+  s->last_skinny_cluster_ways = s->last_skinny_cluster_groups = s->last_skinny_shared = 0;
   if (stages > 0) {
     const cudaError_t err = launch_wide(s, w, args, tile_m, stages, &p);
     s->last_wide_cluster_ways = p.cluster_ways;

@@ -9,10 +9,12 @@
  * 64-row tiles, the skinny kernel's 64-row launch), 17..32 rows over
  * weights large enough for the skinny kernel's 12-warp blocks, tagged
  * partials (across the wrap of their launch tags, and the same bits as the
- * plain launches' tickets), cut columns added by clusters (and the same
- * bits without them) and by several clusters a tile, the wide kernel's cut
- * tiles (codes of 1..8 bits) and its tiles halved by clusters (either
- * scale layout), and run-to-run determinism. Exit 77 without a device. */
+ * plain launches' tickets), columns cut 8-11 ways at M = 5..8 (the shared
+ * reduction's band there, and its bits against the tickets'), cut columns
+ * added by clusters (and the same bits without them) and by several
+ * clusters a tile, the wide kernel's cut tiles (codes of 1..8 bits) and
+ * its tiles halved by clusters (either scale layout), and run-to-run
+ * determinism. Exit 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,27 +235,29 @@ static void small_workspace(harness *h) {
   lutmm_free(h->cuda, ws);
 }
 
-/* Cooperative launches at M <= 4 over columns of at most 8 partials
- * publish those partials as tagged words. Case c (general inputs: the
- * order of the sums shows) through the tagged path and through the plain
- * path's tickets: the same bits. */
-static void same_bits_tagged_and_plain(harness *h, lutmm_cuda_state *s, gemm_case c) {
+/* Case c (general inputs: the order of the sums shows) through a
+ * cooperative path, `path` "tagged" (M <= 4 over columns of at most 8
+ * partials: partials published as tagged words) or "shared" (the shared
+ * reduction), and through the plain path's last contributor (cooperative
+ * launches off): the same bits, as each adds a column's partials in block
+ * order, and the first run must have taken that path. */
+static void same_bits_as_plain(harness *h, lutmm_cuda_state *s, gemm_case c, const char *path) {
   const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
-  void *tagged = malloc(bytes), *plain = malloc(bytes);
+  void *cooperative = malloc(bytes), *plain = malloc(bytes);
   char why[256] = "", name[160];
   const uint32_t tag_before = s->last_tag;
-  const int rt = tagged == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, tagged);
-  const int took_tags = s->last_tag != tag_before;
+  const int rc = cooperative == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, cooperative);
+  const int took = strcmp(path, "tagged") == 0 ? s->last_tag != tag_before : s->last_skinny_shared;
   s->cooperative = 0;
   const int rp = plain == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, plain);
   s->cooperative = 1;
   cases += 2;
-  if (rt != 0 || rp != 0 || !took_tags || memcmp(tagged, plain, bytes) != 0) {
+  if (rc != 0 || rp != 0 || !took || memcmp(cooperative, plain, bytes) != 0) {
     harness_describe(&c, name, sizeof name);
-    printf("FAIL tagged/plain %s: results differ, failed or untagged (%d %d %d) %s\n", name, rt, rp, took_tags, why);
+    printf("FAIL %s/plain %s: results differ, failed or not %s (%d %d %d) %s\n", path, name, path, rc, rp, took, why);
     failures++;
   }
-  free(tagged);
+  free(cooperative);
   free(plain);
 }
 
@@ -286,7 +290,43 @@ static void tagged_partials(harness *h) {
     gemm_case c = {4, shapes[i][0], shapes[i][1], shapes[i][2], i == 3 ? 32 : 128, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
     c.x_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
-    same_bits_tagged_and_plain(h, s, c);
+    same_bits_as_plain(h, s, c, "tagged");
+  }
+  clusters_back(h, &saved);
+}
+
+/* The shared reduction's band at M = 5..8 of the 8-row kernels (change 70):
+ * columns cut into 8 to 11 partials share it, where M <= 4 would need 12.
+ * K = 4096 (32 units a column) over one 1024-column tile per 9 SMs cuts
+ * each column about 9 ways (4096 x 14336 on 132 SMs, the benchmark shape
+ * the rule was measured on). Every case must plan the shared path; two
+ * general ones must give the ticket path's bits (cooperative launches off). */
+static void shared_reduction_band(harness *h) {
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  if (!s->cooperative) {
+    printf("shared_reduction_band: the device has no cooperative launches (or LUTMM_CUDA_COOPERATIVE=0): not run\n");
+    return;
+  }
+  const int64_t n = 1024 * (s->sm_count / 9 > 0 ? s->sm_count / 9 : 1);
+  uint64_t rng = 37;
+  const saved_clusters saved = clusters_off(h);
+  for (int64_t m = 5; m <= 8; m++)
+    for (int bits = 2; bits <= 4; bits++) {
+      gemm_case c = {bits, m, 4096, n, bits == 3 ? 64 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1,
+                     0, 0, harness_next(&rng)};
+      c.x_dtype = (m + bits) % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+      run_exact_and_bound(h, c);
+      if (!s->last_skinny_shared) {
+        char name[160];
+        harness_describe(&c, name, sizeof name);
+        printf("FAIL shared_reduction_band %s: the launch did not reduce its columns together\n", name);
+        failures++;
+      }
+    }
+  for (int64_t m = 6; m <= 8; m += 2) {
+    gemm_case c = {4, m, 4096, n, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
+    c.x_dtype = m == 8 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+    same_bits_as_plain(h, s, c, "shared");
   }
   clusters_back(h, &saved);
 }
@@ -618,6 +658,7 @@ int main(void) {
   skinny_more_warps(&h);
   small_workspace(&h);
   tagged_partials(&h);
+  shared_reduction_band(&h);
   skinny_clusters(&h);
   skinny_cluster_groups(&h);
   wide_cut_tiles(&h);
