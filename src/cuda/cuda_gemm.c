@@ -164,6 +164,7 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   p->tickets = s->tickets;
   p->shares_reduction = 0;
   p->tagged = NULL;
+  p->tags_head = 0;
   p->cooperative = 0;
   /* Cut columns added by clusters (and, with several a tile, their sums
    * by tickets in the workspace's partial slots). */
@@ -186,7 +187,14 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   const int tags = s->cooperative && lutmm_skinny_tags_partials(p->mb, m, p->iters, p->grid, p->units) &&
                    (size_t)2 * (size_t)p->grid * LUTMM_SKINNY_TAGGED_ROWS * (size_t)p->tile_n <= s->tagged_words &&
                    !stream_capturing(s);
-  p->tagged = tags ? s->tagged : NULL;
+  /* M = 5..8 over ticket-counted columns: the HEAD kernel, one tagged
+   * slot of 8 rows a block. */
+  const int head = !tags && s->cooperative &&
+                   lutmm_skinny_tags_head(p->mb, p->bits, p->atom_one_group, m, p->iters, p->grid, p->units,
+                                          p->shares_reduction) &&
+                   (size_t)p->grid * 8 * (size_t)p->tile_n <= s->tagged_words && !stream_capturing(s);
+  p->tagged = tags || head ? s->tagged : NULL;
+  p->tags_head = head;
   p->cooperative = p->shares_reduction || p->tagged != NULL;
 }
 
@@ -286,6 +294,7 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
     s->last_skinny_cluster_ways = p->cluster_ways;
     s->last_skinny_cluster_groups = p->cluster_groups;
     s->last_skinny_shared = p->shares_reduction;
+    s->last_skinny_head = p->tags_head;
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
@@ -396,7 +405,7 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   s->last_wide_tile_m = stages > 0 ? tile_m : 0;
   s->last_wide_cluster_ways = 0;
   /* until a skinny launch says */
-  s->last_skinny_cluster_ways = s->last_skinny_cluster_groups = s->last_skinny_shared = 0;
+  s->last_skinny_cluster_ways = s->last_skinny_cluster_groups = s->last_skinny_shared = s->last_skinny_head = 0;
   if (stages > 0) {
     const cudaError_t err = launch_wide(s, w, args, tile_m, stages, &p);
     s->last_wide_cluster_ways = p.cluster_ways;

@@ -63,6 +63,8 @@ typedef struct lutmm_cuda_gemm_params {
                          finishing contributors can wait for each other */
   int shares_reduction; /* skinny kernel, cooperative: a cut column's finishing contributors each add a share */
   uint64_t *tagged;   /* skinny kernel, tag != 0: partials as {tag, fp32} words (lutmm_skinny_tags_partials) */
+  int tags_head;      /* skinny kernel, tag != 0: only a cut column's mid-stream contributor publishes tagged
+                         words, the others count tickets (lutmm_skinny_tags_head; the HEAD kernel) */
   uint32_t tag;       /* skinny kernel, cooperative: this launch's tag, or 0 for ticket-counted fp32 partials */
   float table[256];
   lutmm_tensor_map x_map; /* wide kernel, when x_tma: X as 64 k × tile_m row boxes, 128-byte swizzle */
@@ -450,8 +452,39 @@ LUTMM_HD static inline int lutmm_skinny_reduces_together(int mb, int warps, int6
 LUTMM_HD static inline int lutmm_skinny_tags_partials(int mb, int64_t m, int64_t iters, int64_t grid, int64_t units) {
   return mb == 1 && m <= LUTMM_SKINNY_TAGGED_ROWS && iters * grid <= 8 * units;
 }
+/* The HEAD kernel: cooperative launches of the 8-row kernel of 4-bit
+ * codes with one-row scales at M = 5..8, with more blocks than tiles and
+ * no shared reduction (tickets count the cut columns). A cut column's last
+ * contributor, where its range goes on into the next tile (the column's
+ * head, which ends it in mid-stream), publishes its partial as tagged
+ * words in its block's slot of 8 rows and takes no ticket; the column's
+ * other contributors count one ticket fewer, and the last of them adds
+ * the head's words last (block order, so the same bits), waiting for
+ * their tags, which stand long before. Measured on the H100 (docs/PERF.md,
+ * change 71):
+ * - block traces: the head's ticket in mid-stream took 10-14 us on
+ *   8192 x 28672 at M = 8 (its release waits for the ring's copies in
+ *   flight), and those blocks ended the launch;
+ * - NF4 g64/g128 on 8192 x 28672 at M = 5..8: 3.5-5.6 % faster;
+ * - other widths 0.3-2.4 % slower with one-row scales, every width 1-6 %
+ *   slower with groups of 32: hence 4-bit one-row codes only;
+ * - compiled into every 8-row kernel, the same code changed their register
+ *   allocation (the shared reduction on 4096 x 14336 +13 %): hence a
+ *   kernel of its own. */
+#define LUTMM_SKINNY_HAS_HEAD(mb, bits, one_row) ((mb) == 1 && (bits) == 4 && (one_row))
+LUTMM_HD static inline int lutmm_skinny_tags_head(int mb, int bits, int one_row, int64_t m, int64_t iters,
+                                                  int64_t grid, int64_t units, int shares_reduction) {
+  return LUTMM_SKINNY_HAS_HEAD(mb, bits, one_row) && m > LUTMM_SKINNY_TAGGED_ROWS && iters * grid > units &&
+         !shares_reduction;
+}
+/* Whether block `last`, a cut column's last contributor, goes on past the
+ * column's tile, whose units end at `end_unit`: then it is the head. */
+LUTMM_HD static inline int lutmm_skinny_is_head(int64_t units, int grid, int64_t last, int64_t end_unit) {
+  return lutmm_cuda_range_start(units, grid, last + 1) > end_unit;
+}
+
 /* Tagged words per multiprocessor: two slots of 4 rows × 16 warps × 64
- * columns (the 8-row kernels' widest tile). */
+ * columns (the 8-row kernels' widest tile), or one head slot of 8 rows. */
 #define LUTMM_SKINNY_TAGGED_PER_SM ((size_t)2 * LUTMM_SKINNY_TAGGED_ROWS * 16 * 64)
 
 /* Skinny-kernel fixup counters per multiprocessor: one per warp of the

@@ -39,6 +39,10 @@
  * ({launch tag, fp32}, one 64-bit store each, no fence) and the column's
  * first contributor polls them at the end of its range until all carry the
  * launch's tag, then adds them in the same order (reduce_tagged).
+ * The HEAD kernel (lutmm_skinny_tags_head: 4-bit codes with one-row
+ * scales, cooperative launches at M = 5..8 over ticket-counted columns)
+ * publishes only a column's mid-stream partial so, and counts tickets for
+ * the rest (publish_head, add_head).
  * The CLUSTER kernels (M <= 16, either scale layout, not 1-bit codes at
  * M > 8: LUTMM_SKINNY_CLUSTER_HOLDS; lutmm_skinny_cluster_plan)
  * run each tile's blocks as one or more thread block clusters, one part of
@@ -542,6 +546,20 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
 /* Element e of n16 block j, m8 block mb in this lane's accumulators is
  * row 8·mb + 2·(lane % 4) + (e & 1), column 16·j + lane / 4 + 8·(e >> 1). */
 
+/* One tagged word: the launch's tag above the value's bits. A relaxed
+ * 64-bit access at GPU scope is single-copy atomic, so a reader that sees
+ * the tag sees the value stored with it, and neither side needs a fence. */
+__device__ __forceinline__ void store_tagged(uint64_t *at, uint32_t tag, float v) {
+  const uint64_t word = (uint64_t)tag << 32 | __float_as_uint(v);
+  asm volatile("st.relaxed.gpu.global.b64 [%0], %1;\n" ::"l"(at), "l"(word) : "memory");
+}
+
+__device__ __forceinline__ uint64_t load_tagged(const uint64_t *at) {
+  uint64_t word;
+  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];\n" : "=l"(word) : "l"(at));
+  return word;
+}
+
 /* Workspace slot of contributor b's partial of a cut column whose
  * contributors are blocks first .. last: 2b for a block's first segment,
  * 2b + 1 for its last (only the first contributor's can be that, when its
@@ -557,13 +575,41 @@ struct partial_slots {
   __device__ __forceinline__ int64_t of(int64_t b) const { return b == first ? first_slot : 2 * b; }
 };
 
+/* HEAD kernel: adds the head's partial (block `last`'s tagged slot of
+ * ROWS rows) to a lane's sums, once all its words carry this launch's
+ * tag. The head published in mid-stream, long before the column's other
+ * contributors end, so the loop runs once in practice. */
+template <int MB, int BITS, int W, int PER_LANE>
+__device__ __forceinline__ void add_head(const lutmm_cuda_gemm_params &p, int warp, int lane, int row0, int64_t last,
+                                         int rows, float (&sum)[PER_LANE]) {
+  using C = cfg<MB, BITS, W>;
+  const uint64_t *at =
+      p.tagged + ((size_t)last * C::ROWS + (size_t)row0) * C::TILE_N + (size_t)warp * 64 + (size_t)lane;
+  uint64_t word[PER_LANE];
+  for (;;) {
+    bool tagged = true;
+#pragma unroll
+    for (int i = 0; i < PER_LANE; i++) {
+      word[i] = i / 2 < rows ? load_tagged(at + (size_t)(i / 2) * C::TILE_N + 32 * (i % 2)) : (uint64_t)p.tag << 32;
+      tagged = tagged && (uint32_t)(word[i] >> 32) == p.tag;
+    }
+    if (__all_sync(0xFFFFFFFFu, tagged)) break;
+    __nanosleep(128);
+  }
+#pragma unroll
+  for (int i = 0; i < PER_LANE; i++) sum[i] += __uint_as_float((uint32_t)word[i]);
+}
+
 /* Rows row0 .. row0 + G − 1 (those below M) of a cut column: every block's
  * partial added in block order. Lane l owns elements l + 32·i (row row0 +
  * i/2, column l + 32·(i % 2)); the loads of BATCH partials are issued
- * together, so the sum waits on memory once per BATCH partials. */
-template <int MB, int BITS, int W, int G, int BATCH>
+ * together, so the sum waits on memory once per BATCH partials. With
+ * HEAD, where `head` says so, block `last`'s partial is the head's tagged
+ * words, added last (add_head). */
+template <int MB, int BITS, int W, int G, int BATCH, bool HEAD = false>
 __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int warp, int lane, int64_t column0,
-                                            const partial_slots &slots, int64_t last, int row0 = 0) {
+                                            const partial_slots &slots, int64_t last, int row0 = 0,
+                                            bool head = false) {
   using C = cfg<MB, BITS, W>;
   constexpr int PER_LANE = 2 * G;
   const size_t tile_elems = (size_t)C::ROWS * C::TILE_N;
@@ -574,23 +620,27 @@ __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int
   /* Whole batches, the last one cut short by predicates (a remainder loop
    * would wait once per partial). */
   const int64_t first = slots.first;
-  for (int64_t b0 = first; b0 <= last; b0 += BATCH) {
+  const int64_t summed = HEAD && head ? last - 1 : last; /* the head's words come last */
+  for (int64_t b0 = first; b0 <= summed; b0 += BATCH) {
     float part[BATCH][PER_LANE];
 #pragma unroll
     for (int t = 0; t < BATCH; t++) {
       const int64_t b = b0 + t;
       const float *at = p.workspace + (size_t)slots.of(b) * tile_elems + (size_t)row0 * C::TILE_N + (size_t)warp * 64 + lane;
-      const bool load = b <= last && !lutmm_fault_drop_partial(b - first);
+      const bool load = b <= summed && !lutmm_fault_drop_partial(b - first);
 #pragma unroll
       for (int i = 0; i < PER_LANE; i++)
         part[t][i] = load && i / 2 < rows ? __ldcg(at + (size_t)(i / 2) * C::TILE_N + 32 * (i % 2)) : 0.0f;
     }
 #pragma unroll
     for (int t = 0; t < BATCH; t++)
-      if (b0 + t <= last)
+      if (b0 + t <= summed)
 #pragma unroll
         for (int i = 0; i < PER_LANE; i++) sum[i] += part[t][i];
   }
+  if constexpr (HEAD)
+    if (head && !lutmm_fault_drop_partial(last - first))
+      add_head<MB, BITS, W, PER_LANE>(p, warp, lane, row0, last, rows, sum);
 #pragma unroll
   for (int i = 0; i < PER_LANE; i++) {
     const int n = lane + 32 * (i % 2);
@@ -610,22 +660,26 @@ __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int
  * kernels at 128 registers. Only MB = 1 kernels carry the paths for
  * M <= 8: the others never see so few rows, and without those paths they
  * compile to fewer registers (the MB = 8 kernels' small spills went). */
-template <int MB, int BITS, int W>
+template <int MB, int BITS, int W, bool HEAD = false>
 __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
-                                int64_t last) {
+                                int64_t last, bool head = false) {
   using C = cfg<MB, BITS, W>;
   const partial_slots slots(p, tile, first);
   const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
-  if constexpr (MB == 1) {
-    if (p.m == 1) return reduce_rows<MB, BITS, W, 1, 16>(p, warp, lane, column0, slots, last);
-    if (p.m == 2) return reduce_rows<MB, BITS, W, 2, 8>(p, warp, lane, column0, slots, last);
-    if (p.m <= 4) return reduce_rows<MB, BITS, W, 4, 4>(p, warp, lane, column0, slots, last);
+  if constexpr (HEAD) { /* M = 5..8 only */
+    reduce_rows<MB, BITS, W, C::ROWS, 2, true>(p, warp, lane, column0, slots, last, 0, head);
+  } else {
+    if constexpr (MB == 1) {
+      if (p.m == 1) return reduce_rows<MB, BITS, W, 1, 16>(p, warp, lane, column0, slots, last);
+      if (p.m == 2) return reduce_rows<MB, BITS, W, 2, 8>(p, warp, lane, column0, slots, last);
+      if (p.m <= 4) return reduce_rows<MB, BITS, W, 4, 4>(p, warp, lane, column0, slots, last);
+    }
+    if constexpr (MB <= 4)
+      reduce_rows<MB, BITS, W, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, slots, last);
+    else
+      for (int row0 = 0; row0 < (int)p.m; row0 += 32)
+        reduce_rows<MB, BITS, W, 32, 1>(p, warp, lane, column0, slots, last, row0);
   }
-  if constexpr (MB <= 4)
-    reduce_rows<MB, BITS, W, C::ROWS, MB == 4 ? 1 : 2>(p, warp, lane, column0, slots, last);
-  else
-    for (int row0 = 0; row0 < (int)p.m; row0 += 32)
-      reduce_rows<MB, BITS, W, 32, 1>(p, warp, lane, column0, slots, last, row0);
 }
 
 template <typename Out>
@@ -777,20 +831,6 @@ constexpr bool SHARES_REDUCTION = LUTMM_SKINNY_SHARES_REDUCTION(MB, W);
 template <int MB>
 constexpr bool TAGS_PARTIALS = MB == 1;
 
-/* One tagged word: the launch's tag above the value's bits. A relaxed
- * 64-bit access at GPU scope is single-copy atomic, so a reader that sees
- * the tag sees the value stored with it, and neither side needs a fence. */
-__device__ __forceinline__ void store_tagged(uint64_t *at, uint32_t tag, float v) {
-  const uint64_t word = (uint64_t)tag << 32 | __float_as_uint(v);
-  asm volatile("st.relaxed.gpu.global.b64 [%0], %1;\n" ::"l"(at), "l"(word) : "memory");
-}
-
-__device__ __forceinline__ uint64_t load_tagged(const uint64_t *at) {
-  uint64_t word;
-  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];\n" : "=l"(word) : "l"(at));
-  return word;
-}
-
 /* Waits until every partial of a cut column shows this launch's tag in
  * its first word: lane l watches partials first + l, first + 32 + l, ...,
  * loading again only those not yet seen, so a waiting reducer loads one
@@ -903,9 +943,25 @@ __device__ __forceinline__ void for_each_partial(const lutmm_cuda_gemm_params &p
     }
 }
 
+/* HEAD kernel: whether this warp's segment is its column's head (block
+ * `last` of the column, going on into the next tile); if so, its partial
+ * goes to the block's tagged slot of ROWS rows, and no ticket. */
+template <int MB, int BITS, int W>
+__device__ __forceinline__ bool publish_head(const lutmm_cuda_gemm_params &p, int64_t first_unit, size_t lane_offset,
+                                             int row0, const float (&acc)[MB][4][4]) {
+  using C = cfg<MB, BITS, W>;
+  const int64_t end_unit = first_unit + p.iters;
+  if ((int64_t)blockIdx.x != lutmm_cuda_block_of_unit(p.units, p.grid, end_unit - 1) ||
+      !lutmm_skinny_is_head(p.units, p.grid, blockIdx.x, end_unit))
+    return false;
+  uint64_t *words = p.tagged + (size_t)blockIdx.x * C::ROWS * C::TILE_N + lane_offset;
+  for_each_partial<MB, C::TILE_N>(p, row0, acc, [&](int at, float v) { store_tagged(words + at, p.tag, v); });
+  return true;
+}
+
 /* Writes a finished segment: straight to Y for a whole tile, else to the
  * block's workspace slot, and the column's last contributor reduces. */
-template <int MB, int BITS, int W>
+template <int MB, int BITS, int W, bool HEAD>
 __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c, int segment_start, int lo,
                                int warp, int lane, const float (&acc)[MB][4][4]) {
   using C = cfg<MB, BITS, W>;
@@ -920,12 +976,15 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   }
   const int64_t slot = segment_start == lo ? 2 * (int64_t)blockIdx.x : 2 * (int64_t)blockIdx.x + 1;
   const size_t lane_offset = (size_t)warp * 64 + row0 * C::TILE_N + col;
-  if constexpr (TAGS_PARTIALS<MB>)
+  if constexpr (HEAD) {
+    if (publish_head<MB, BITS, W>(p, first_unit, lane_offset, row0, acc)) return;
+  } else if constexpr (TAGS_PARTIALS<MB>) {
     if (p.tag != 0) { /* published; reduced at the end of a range (reduce_last_segment) */
       uint64_t *words = p.tagged + (size_t)slot * LUTMM_SKINNY_TAGGED_ROWS * C::TILE_N + lane_offset;
       for_each_partial<MB, C::TILE_N>(p, row0, acc, [&](int at, float v) { store_tagged(words + at, p.tag, v); });
       return;
     }
+  }
   float *part = p.workspace + (size_t)slot * C::ROWS * C::TILE_N + lane_offset;
   for_each_partial<MB, C::TILE_N>(p, row0, acc, [&](int at, float v) { part[at] = v; });
   /* Lane 0's ticket add releases the warp's stores (ordered before it by
@@ -935,15 +994,18 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   const int64_t first = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit);
   const int64_t last = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit + p.iters - 1);
   int *ticket = p.tickets + first * C::WARPS + warp;
-  if constexpr (SHARES_REDUCTION<MB, W>)
+  if constexpr (SHARES_REDUCTION<MB, W> && !HEAD)
     if (p.shares_reduction) return reduce_together<MB, BITS, W>(p, c.tile, warp, lane, first, last, ticket);
+  /* HEAD kernel: the head (if the column has one) takes no ticket */
+  bool head = false;
+  if constexpr (HEAD) head = lutmm_skinny_is_head(p.units, p.grid, last, first_unit + p.iters);
   int arrived = 0;
   if (lane == 0) arrived = ticket_add_acq_rel(ticket);
   arrived = __shfl_sync(0xFFFFFFFFu, arrived, 0);
-  if (arrived != last - first) return;
+  if (arrived != last - first - (head ? 1 : 0)) return;
   if (lane == 0) *ticket = 0; /* every contributor has counted: zero again for the next launch */
   __syncwarp(); /* the other lanes' loads after lane 0's acquire */
-  reduce_partials<MB, BITS, W>(p, c.tile, warp, lane, first, last);
+  reduce_partials<MB, BITS, W, HEAD>(p, c.tile, warp, lane, first, last, head);
 }
 
 /* The lookup table (LUTMM_SKINNY_TABLE_BYTES): entry e at e·256 bytes, its
@@ -1243,10 +1305,12 @@ __device__ __noinline__ void add_cluster_group_share(const cluster_share a, cons
   cluster_wait();
 }
 
-template <typename T, int MB, int BITS, bool ONE_ROW, int W, bool CLUSTER>
+template <typename T, int MB, int BITS, bool ONE_ROW, int W, bool CLUSTER, bool HEAD = false>
 __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
+  static_assert(!HEAD || (LUTMM_SKINNY_HAS_HEAD(MB, BITS, ONE_ROW) && !CLUSTER), "a HEAD kernel");
   using C = cfg<MB, BITS, W>;
   using R = ring<MB, BITS, ONE_ROW>;
+  static_assert(!HEAD || C::ROWS * C::TILE_N <= LUTMM_SKINNY_TAGGED_PER_SM, "one head slot an SM");
   static_assert(!TAGS_PARTIALS<MB> || 2 * LUTMM_SKINNY_TAGGED_ROWS * C::TILE_N <= LUTMM_SKINNY_TAGGED_PER_SM,
                 "two tagged slots an SM");
   extern __shared__ __align__(16) uint8_t smem[];
@@ -1348,7 +1412,7 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
     if (column_ok) {
       /* a cluster's block holds one segment, a part of one tile */
       if constexpr (CLUSTER) put_partial_in_ring<MB, BITS, ONE_ROW>(p, smem + (ring_of<MB, BITS, ONE_ROW>(layout, warp) - base), lane, acc);
-      else finish_segment<MB, BITS, W>(p, segment_last, segment_start, lo, warp, lane, acc);
+      else finish_segment<MB, BITS, W, HEAD>(p, segment_last, segment_start, lo, warp, lane, acc);
     }
   }
   cp_async_wait(0);
@@ -1358,7 +1422,7 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
       add_cluster_group_share<MB, BITS, ONE_ROW, W>(share, {p.workspace, p.tickets, p.cluster_groups});
     else
       add_cluster_share<MB, BITS, ONE_ROW, W>(share);
-  } else if constexpr (TAGS_PARTIALS<MB>)
+  } else if constexpr (TAGS_PARTIALS<MB> && !HEAD)
     if (p.tag != 0 && lo < hi) reduce_last_segment<MB, BITS, W>(p, lo, hi, warp, lane);
 }
 

@@ -10,9 +10,12 @@ namespace lutmm_kernels {
 namespace skinny {
 
 /* The kernel with the default warp count, or with 12 where that one exists
- * and the planner chose it (lutmm_skinny_warps_for). */
+ * and the planner chose it (lutmm_skinny_warps_for); with `head` the HEAD
+ * kernel where it exists (lutmm_skinny_tags_head). */
 template <typename T, int MB, int BITS, bool ONE_ROW>
-const void *kernel_with_warps(int warps) {
+const void *kernel_with_warps(int warps, bool head) {
+  if constexpr (LUTMM_SKINNY_HAS_HEAD(MB, BITS, ONE_ROW))
+    if (head) return (const void *)skinny_kernel<T, 1, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(1, BITS), false, true>;
   if constexpr (LUTMM_SKINNY_HAS_MORE_WARPS(MB, BITS, ONE_ROW))
     if (warps == LUTMM_SKINNY_MORE_WARPS)
       return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_MORE_WARPS, false>;
@@ -20,31 +23,31 @@ const void *kernel_with_warps(int warps) {
 }
 
 template <typename T, int MB, bool ONE_ROW>
-const void *kernel_for_bits(int bits, int warps) {
+const void *kernel_for_bits(int bits, int warps, bool head) {
   switch (bits) {
-    case 1: return kernel_with_warps<T, MB, 1, ONE_ROW>(warps);
-    case 2: return kernel_with_warps<T, MB, 2, ONE_ROW>(warps);
-    case 3: return kernel_with_warps<T, MB, 3, ONE_ROW>(warps);
-    case 4: return kernel_with_warps<T, MB, 4, ONE_ROW>(warps);
-    case 5: return kernel_with_warps<T, MB, 5, ONE_ROW>(warps);
-    case 6: return kernel_with_warps<T, MB, 6, ONE_ROW>(warps);
-    case 7: return kernel_with_warps<T, MB, 7, ONE_ROW>(warps);
-    default: return kernel_with_warps<T, MB, 8, ONE_ROW>(warps);
+    case 1: return kernel_with_warps<T, MB, 1, ONE_ROW>(warps, head);
+    case 2: return kernel_with_warps<T, MB, 2, ONE_ROW>(warps, head);
+    case 3: return kernel_with_warps<T, MB, 3, ONE_ROW>(warps, head);
+    case 4: return kernel_with_warps<T, MB, 4, ONE_ROW>(warps, head);
+    case 5: return kernel_with_warps<T, MB, 5, ONE_ROW>(warps, head);
+    case 6: return kernel_with_warps<T, MB, 6, ONE_ROW>(warps, head);
+    case 7: return kernel_with_warps<T, MB, 7, ONE_ROW>(warps, head);
+    default: return kernel_with_warps<T, MB, 8, ONE_ROW>(warps, head);
   }
 }
 
 /* ONE_ROW: every atom lies in one scale group (the usual group sizes, 64
  * and up), the instantiation without per-slab scale changes. */
 template <typename T, bool ONE_ROW>
-const void *kernel_for_rows(int mb, int bits, int warps) {
+const void *kernel_for_rows(int mb, int bits, int warps, bool head) {
   switch (mb) {
-    case 1: return kernel_for_bits<T, 1, ONE_ROW>(bits, warps);
-    case 2: return kernel_for_bits<T, 2, ONE_ROW>(bits, warps);
-    case 4: return kernel_for_bits<T, 4, ONE_ROW>(bits, warps);
+    case 1: return kernel_for_bits<T, 1, ONE_ROW>(bits, warps, head);
+    case 2: return kernel_for_bits<T, 2, ONE_ROW>(bits, warps, false);
+    case 4: return kernel_for_bits<T, 4, ONE_ROW>(bits, warps, false);
     default:
       /* 64 rows only with one-row scales: with per-slab scales those kernels
        * spill 0.3-0.5 KiB at 255 registers, so the planner takes 32 rows. */
-      if constexpr (ONE_ROW) return kernel_for_bits<T, 8, true>(bits, warps);
+      if constexpr (ONE_ROW) return kernel_for_bits<T, 8, true>(bits, warps, false);
       else return nullptr;
   }
 }
@@ -79,8 +82,8 @@ const void *cluster_kernel_for(int mb, int bits, int one_row) {
 }
 
 template <typename T>
-const void *kernel_for(int mb, int bits, int one_row, int warps) {
-  return one_row ? kernel_for_rows<T, true>(mb, bits, warps) : kernel_for_rows<T, false>(mb, bits, warps);
+const void *kernel_for(int mb, int bits, int one_row, int warps, bool head) {
+  return one_row ? kernel_for_rows<T, true>(mb, bits, warps, head) : kernel_for_rows<T, false>(mb, bits, warps, head);
 }
 
 /* A cluster launch: `ways` blocks a cluster, never cooperative. */
@@ -102,7 +105,7 @@ template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base) {
   const size_t smem = lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group, p->warps);
   if (p->cluster_ways > 1) return launch_clusters<T>(stream, p, smem);
-  const void *kernel = kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps);
+  const void *kernel = kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps, p->tags_head != 0);
   const dim3 grid((unsigned)p->grid), block(32 * (unsigned)p->warps);
   void *args[] = {(void *)p};
   if (!p->cooperative) return cudaLaunchKernel(kernel, grid, block, args, smem, stream);
@@ -113,9 +116,11 @@ cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_
   plain.cooperative = 0;
   plain.shares_reduction = 0;
   plain.tagged = nullptr;
+  plain.tags_head = 0;
   plain.tag = 0;
   void *plain_args[] = {(void *)&plain};
-  return cudaLaunchKernel(kernel, grid, block, plain_args, smem, stream);
+  return cudaLaunchKernel(kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps, false), grid, block, plain_args,
+                          smem, stream);
 }
 
 /* Kernels needing more than `limit` bytes stay unconfigured: the planner
@@ -132,9 +137,11 @@ cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
           const int warps = more ? LUTMM_SKINNY_MORE_WARPS : lutmm_skinny_warps(mbs[i], bits);
           const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, mbs[i], one_row, warps);
           if (bytes > limit) continue;
-          cudaError_t err = cudaFuncSetAttribute(kernel_for<T>(mbs[i], bits, one_row, warps),
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-          if (err != cudaSuccess) return err;
+          for (int head = 0; head <= LUTMM_SKINNY_HAS_HEAD(mbs[i], bits, one_row); head++) { /* and the HEAD one */
+            cudaError_t err = cudaFuncSetAttribute(kernel_for<T>(mbs[i], bits, one_row, warps, head != 0),
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+            if (err != cudaSuccess) return err;
+          }
         }
   for (int mb = 1; mb <= 2; mb++) /* the CLUSTER kernels: M <= 16 */
     for (int bits = 1; bits <= 8; bits++)

@@ -10,7 +10,9 @@
  * weights large enough for the skinny kernel's 12-warp blocks, tagged
  * partials (across the wrap of their launch tags, and the same bits as the
  * plain launches' tickets), columns cut 8-11 ways at M = 5..8 (the shared
- * reduction's band there, and its bits against the tickets'), cut columns
+ * reduction's band there, and its bits against the tickets'), the HEAD
+ * kernel's tagged mid-stream partials at M = 5..8 (4-bit codes, one-row
+ * scales; their bits against the tickets'), cut columns
  * added by clusters (and the same bits without them) and by several
  * clusters a tile, the wide kernel's cut tiles (codes of 1..8 bits) and
  * its tiles halved by clusters (either scale layout), and run-to-run
@@ -237,7 +239,8 @@ static void small_workspace(harness *h) {
 
 /* Case c (general inputs: the order of the sums shows) through a
  * cooperative path, `path` "tagged" (M <= 4 over columns of at most 8
- * partials: partials published as tagged words) or "shared" (the shared
+ * partials: partials published as tagged words), "head" (the HEAD kernel
+ * at M = 5..8: mid-stream partials tagged) or "shared" (the shared
  * reduction), and through the plain path's last contributor (cooperative
  * launches off): the same bits, as each adds a column's partials in block
  * order, and the first run must have taken that path. */
@@ -247,7 +250,9 @@ static void same_bits_as_plain(harness *h, lutmm_cuda_state *s, gemm_case c, con
   char why[256] = "", name[160];
   const uint32_t tag_before = s->last_tag;
   const int rc = cooperative == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, cooperative);
-  const int took = strcmp(path, "tagged") == 0 ? s->last_tag != tag_before : s->last_skinny_shared;
+  const int took = strcmp(path, "tagged") == 0 ? s->last_tag != tag_before && !s->last_skinny_head
+                   : strcmp(path, "head") == 0 ? s->last_skinny_head
+                                               : s->last_skinny_shared;
   s->cooperative = 0;
   const int rp = plain == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, plain);
   s->cooperative = 1;
@@ -327,6 +332,49 @@ static void shared_reduction_band(harness *h) {
     gemm_case c = {4, m, 4096, n, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
     c.x_dtype = m == 8 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     same_bits_as_plain(h, s, c, "shared");
+  }
+  clusters_back(h, &saved);
+}
+
+/* The HEAD kernel (lutmm_skinny_tags_head): at M = 5..8 over
+ * ticket-counted columns, 4-bit codes with one-row scales, a cut column's
+ * last contributor that goes on into the next tile publishes its partial
+ * as tagged words, and the column's other contributors count tickets
+ * without it. 2048 x 28672 and 8192 x 28672 (28 tiles of 1024 columns,
+ * about 5 partials a column on 132 SMs): M = 5 to 8, groups of 64 and 128,
+ * each case planned so; other widths and groups of 32 take the tickets
+ * alone; two general cases give the ticket path's bits. */
+static void head_kernel(harness *h) {
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  if (!s->cooperative) {
+    printf("head_kernel: the device has no cooperative launches (or LUTMM_CUDA_COOPERATIVE=0): not run\n");
+    return;
+  }
+  uint64_t rng = 41;
+  const saved_clusters saved = clusters_off(h);
+  static const struct {
+    int bits;
+    int64_t m, group;
+    int head;
+  } cases[] = {{4, 5, 64, 1}, {4, 6, 128, 1}, {4, 7, 64, 1}, {4, 8, 128, 1},  /* the HEAD kernel */
+               {4, 8, 32, 0}, {2, 6, 128, 0}, {3, 7, 64, 0}, {5, 8, 128, 0}}; /* per-slab, other widths */
+  for (int i = 0; i < 8; i++) {
+    gemm_case c = {cases[i].bits, cases[i].m, 2048, 28672, cases[i].group, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
+    c.x_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+    run_exact_and_bound(h, c);
+    if (s->last_skinny_head != cases[i].head) {
+      char name[160];
+      harness_describe(&c, name, sizeof name);
+      printf("FAIL head_kernel %s: the launch %s the HEAD kernel\n", name, cases[i].head ? "did not run" : "ran");
+      failures++;
+    }
+  }
+  for (int64_t m = 6; m <= 8; m += 2) {
+    gemm_case c = {4, m, 8192, 28672, m == 8 ? 64 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0,
+                   harness_next(&rng)};
+    c.x_dtype = m == 8 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+    same_bits_as_plain(h, s, c, "head");
   }
   clusters_back(h, &saved);
 }
@@ -659,6 +707,7 @@ int main(void) {
   small_workspace(&h);
   tagged_partials(&h);
   shared_reduction_band(&h);
+  head_kernel(&h);
   skinny_clusters(&h);
   skinny_cluster_groups(&h);
   wide_cut_tiles(&h);

@@ -266,6 +266,28 @@ static void tags_rule(void) {
               lutmm_skinny_reduces_together(1, 16, m, 32, grid, 64)));
 }
 
+/* The HEAD kernel's rule (lutmm_skinny_tags_head): the 8-row kernel of
+ * 4-bit codes with one-row scales at M = 5..8, more blocks than tiles, no
+ * shared reduction; and which block is a column's head
+ * (lutmm_skinny_is_head). */
+static void tags_head_rule(void) {
+  CHECK(lutmm_skinny_tags_head(1, 4, 1, 8, 64, 132, 1792, 0));   /* NF4 g128 8192 x 28672, M = 8 */
+  CHECK(lutmm_skinny_tags_head(1, 4, 1, 5, 64, 132, 1792, 0));   /* M = 5 */
+  CHECK(!lutmm_skinny_tags_head(1, 3, 1, 8, 64, 132, 1792, 0));  /* other widths */
+  CHECK(!lutmm_skinny_tags_head(1, 4, 0, 8, 64, 132, 1792, 0));  /* per-slab scales */
+  CHECK(!lutmm_skinny_tags_head(1, 4, 1, 4, 64, 132, 1792, 0));  /* M <= 4: every partial tagged */
+  CHECK(!lutmm_skinny_tags_head(1, 4, 1, 8, 32, 132, 448, 1));   /* the shared reduction */
+  CHECK(!lutmm_skinny_tags_head(2, 4, 1, 16, 64, 132, 2432, 0)); /* the 16-row kernels */
+  CHECK(!lutmm_skinny_tags_head(1, 4, 1, 8, 64, 28, 1792, 0));   /* one block a tile: no cut column */
+  /* 8192 x 28672 on 132 blocks: tile 0's last contributor, block 4, runs
+   * units 54..66, on into tile 1 */
+  CHECK(lutmm_cuda_block_of_unit(1792, 132, 63) == 4);
+  CHECK(lutmm_skinny_is_head(1792, 132, 4, 64));
+  /* 2 tiles of 64 units on 4 blocks: block 1 ends with tile 0 */
+  CHECK(!lutmm_skinny_is_head(128, 4, 1, 64));
+  CHECK(lutmm_skinny_is_head(128, 3, 1, 64)); /* on 3 blocks: 42..84 */
+}
+
 /* Blocks of a skinny launch: lutmm_skinny_grid(m, one_row, iters,
  * n_tiles, sm_count, fits). At M <= 8 a tile is 16 atom columns (1024 W
  * columns), at M = 9..16 12; iters = k/128. */
@@ -486,7 +508,8 @@ int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"skinny_layout", skinny_layout}, {"skinny_warp_choice", skinny_warp_choice}, {"scale_entries", scale_entries},
       {"wide_layout", wide_layout},     {"wide_partial_order", wide_partial_order}, {"stream_k_ranges", stream_k_ranges},
-      {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}, {"skinny_grid", skinny_grid},
+      {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}, {"tags_head_rule", tags_head_rule},
+      {"skinny_grid", skinny_grid},
       {"wide_whole_tiles", wide_whole_tiles}, {"wide_even_grid", wide_even_grid}, {"wide_halved_grid", wide_halved_grid},
       {"wide_cluster_ways", wide_cluster_ways}, {"skinny_cluster_plan", skinny_cluster_plan}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
