@@ -62,9 +62,10 @@ typedef struct lutmm_cuda_gemm_params {
   int cooperative;    /* skinny kernel: launched cooperatively (every block resident), so a cut column's
                          finishing contributors can wait for each other */
   int shares_reduction; /* skinny kernel, cooperative: a cut column's finishing contributors each add a share */
-  uint64_t *tagged;   /* skinny kernel, tag != 0: partials as {tag, fp32} words (lutmm_skinny_tags_partials) */
-  int tags_head;      /* skinny kernel, tag != 0: only a cut column's mid-stream contributor publishes tagged
-                         words, the others count tickets (lutmm_skinny_tags_head; the HEAD kernel) */
+  uint64_t *tagged;   /* skinny kernel, tag != 0: partials as {tag, fp32} words (lutmm_skinny_tags_partials,
+                         lutmm_skinny_tags_head) */
+  int tags_head;      /* skinny kernel (host: picks the HEAD kernel), tag != 0: only a cut column's mid-stream
+                         contributor publishes tagged words, the others count tickets (lutmm_skinny_tags_head) */
   uint32_t tag;       /* skinny kernel, cooperative: this launch's tag, or 0 for ticket-counted fp32 partials */
   float table[256];
   lutmm_tensor_map x_map; /* wide kernel, when x_tma: X as 64 k × tile_m row boxes, 128-byte swizzle */
@@ -462,12 +463,13 @@ LUTMM_HD static inline int lutmm_skinny_tags_partials(int mb, int64_t m, int64_t
  * the head's words last (block order, so the same bits), waiting for
  * their tags, which stand long before. Measured on the H100 (docs/PERF.md,
  * change 71):
- * - block traces: the head's ticket in mid-stream took 10-14 us on
- *   8192 x 28672 at M = 8 (its release waits for the ring's copies in
- *   flight), and those blocks ended the launch;
+ * - block traces: a head's ticket in the launch's first 14 us took
+ *   9.4-13.9 us on 8192 x 28672 at M = 8 (its release waits for the ring's
+ *   copies in flight), and those blocks ended the launch;
  * - NF4 g64/g128 on 8192 x 28672 at M = 5..8: 3.5-5.6 % faster;
- * - other widths 0.3-2.4 % slower with one-row scales, every width 1-6 %
- *   slower with groups of 32: hence 4-bit one-row codes only;
+ * - as kernels for every width: other widths 0.2-2.4 % slower with
+ *   one-row scales, groups of 32 -2.0 to +6.0 % (all but 7-bit slower):
+ *   hence 4-bit one-row codes only;
  * - compiled into every 8-row kernel, the same code changed their register
  *   allocation (the shared reduction on 4096 x 14336 +13 %): hence a
  *   kernel of its own. */

@@ -41,8 +41,9 @@
  * launch's tag, then adds them in the same order (reduce_tagged).
  * The HEAD kernel (lutmm_skinny_tags_head: 4-bit codes with one-row
  * scales, cooperative launches at M = 5..8 over ticket-counted columns)
- * publishes only a column's mid-stream partial so, and counts tickets for
- * the rest (publish_head, add_head).
+ * stores only a column's mid-stream partial as tagged words, its other
+ * partials as fp32 counted by tickets, and the last ticket adds the tagged
+ * one last (publish_head, add_head).
  * The CLUSTER kernels (M <= 16, either scale layout, not 1-bit codes at
  * M > 8: LUTMM_SKINNY_CLUSTER_HOLDS; lutmm_skinny_cluster_plan)
  * run each tile's blocks as one or more thread block clusters, one part of
@@ -656,10 +657,12 @@ __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int
  * (a build taking 32 at M = 1 and 16 at M = 2 spilled at 128 registers);
  * M = 2 takes 8; M = 3..4 takes 4 rows of 4; larger M all rows of 2
  * partials per round trip (1 at MB = 4, whose registers would not hold
- * two); MB = 8 takes 32 rows at a time, 1 partial per round trip. More at M = 5..8 (8 rows of 3) spills the 16-warp
- * kernels at 128 registers. Only MB = 1 kernels carry the paths for
- * M <= 8: the others never see so few rows, and without those paths they
- * compile to fewer registers (the MB = 8 kernels' small spills went). */
+ * two); MB = 8 takes 32 rows at a time, 1 partial per round trip. More
+ * at M = 5..8 (8 rows of 3) spills the 16-warp kernels at 128 registers.
+ * Only MB = 1 kernels carry the paths for M <= 8: the others never see so
+ * few rows, and without those paths they compile to fewer registers (the
+ * MB = 8 kernels' small spills went). The HEAD kernel (M = 5..8 only)
+ * takes the 8-row path, with `head` its column's head's tagged words. */
 template <int MB, int BITS, int W, bool HEAD = false>
 __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
                                 int64_t last, bool head = false) {

@@ -15,7 +15,8 @@ namespace skinny {
 template <typename T, int MB, int BITS, bool ONE_ROW>
 const void *kernel_with_warps(int warps, bool head) {
   if constexpr (LUTMM_SKINNY_HAS_HEAD(MB, BITS, ONE_ROW))
-    if (head) return (const void *)skinny_kernel<T, 1, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(1, BITS), false, true>;
+    if (head && warps == LUTMM_SKINNY_WARPS(1, BITS))
+      return (const void *)skinny_kernel<T, 1, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(1, BITS), false, true>;
   if constexpr (LUTMM_SKINNY_HAS_MORE_WARPS(MB, BITS, ONE_ROW))
     if (warps == LUTMM_SKINNY_MORE_WARPS)
       return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_MORE_WARPS, false>;

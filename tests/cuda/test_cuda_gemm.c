@@ -340,16 +340,18 @@ static void shared_reduction_band(harness *h) {
  * ticket-counted columns, 4-bit codes with one-row scales, a cut column's
  * last contributor that goes on into the next tile publishes its partial
  * as tagged words, and the column's other contributors count tickets
- * without it. 2048 x 28672 and 8192 x 28672 (28 tiles of 1024 columns,
- * about 5 partials a column on 132 SMs): M = 5 to 8, groups of 64 and 128,
- * each case planned so; other widths and groups of 32 take the tickets
- * alone; two general cases give the ticket path's bits. */
+ * without it. K = 2048 and 8192 over one 1024-column tile per 5 SMs
+ * (about 5 partials a column; 8192 x 26624 on 132 SMs): M = 5 to 8,
+ * groups of 64 and 128, each case planned so; other widths and groups of
+ * 32 take the tickets alone; two general cases give the ticket path's
+ * bits. */
 static void head_kernel(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   if (!s->cooperative) {
     printf("head_kernel: the device has no cooperative launches (or LUTMM_CUDA_COOPERATIVE=0): not run\n");
     return;
   }
+  const int64_t n = 1024 * (s->sm_count / 5 > 0 ? s->sm_count / 5 : 1);
   uint64_t rng = 41;
   const saved_clusters saved = clusters_off(h);
   static const struct {
@@ -359,7 +361,7 @@ static void head_kernel(harness *h) {
   } cases[] = {{4, 5, 64, 1}, {4, 6, 128, 1}, {4, 7, 64, 1}, {4, 8, 128, 1},  /* the HEAD kernel */
                {4, 8, 32, 0}, {2, 6, 128, 0}, {3, 7, 64, 0}, {5, 8, 128, 0}}; /* per-slab, other widths */
   for (int i = 0; i < 8; i++) {
-    gemm_case c = {cases[i].bits, cases[i].m, 2048, 28672, cases[i].group, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+    gemm_case c = {cases[i].bits, cases[i].m, 2048, n, cases[i].group, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
     c.x_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     run_exact_and_bound(h, c);
@@ -371,7 +373,7 @@ static void head_kernel(harness *h) {
     }
   }
   for (int64_t m = 6; m <= 8; m += 2) {
-    gemm_case c = {4, m, 8192, 28672, m == 8 ? 64 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0,
+    gemm_case c = {4, m, 8192, n, m == 8 ? 64 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0,
                    harness_next(&rng)};
     c.x_dtype = m == 8 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     same_bits_as_plain(h, s, c, "head");

@@ -279,6 +279,8 @@ static void tags_head_rule(void) {
   CHECK(!lutmm_skinny_tags_head(1, 4, 1, 8, 32, 132, 448, 1));   /* the shared reduction */
   CHECK(!lutmm_skinny_tags_head(2, 4, 1, 16, 64, 132, 2432, 0)); /* the 16-row kernels */
   CHECK(!lutmm_skinny_tags_head(1, 4, 1, 8, 64, 28, 1792, 0));   /* one block a tile: no cut column */
+  for (int64_t m = 1; m <= 8; m++) /* never with tagged partials */
+    CHECK(!(lutmm_skinny_tags_head(1, 4, 1, m, 64, 132, 1792, 0) && lutmm_skinny_tags_partials(1, m, 64, 132, 1792)));
   /* 8192 x 28672 on 132 blocks: tile 0's last contributor, block 4, runs
    * units 54..66, on into tile 1 */
   CHECK(lutmm_cuda_block_of_unit(1792, 132, 63) == 4);
@@ -509,8 +511,8 @@ int main(int argc, char **argv) {
       {"skinny_layout", skinny_layout}, {"skinny_warp_choice", skinny_warp_choice}, {"scale_entries", scale_entries},
       {"wide_layout", wide_layout},     {"wide_partial_order", wide_partial_order}, {"stream_k_ranges", stream_k_ranges},
       {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}, {"tags_head_rule", tags_head_rule},
-      {"skinny_grid", skinny_grid},
-      {"wide_whole_tiles", wide_whole_tiles}, {"wide_even_grid", wide_even_grid}, {"wide_halved_grid", wide_halved_grid},
-      {"wide_cluster_ways", wide_cluster_ways}, {"skinny_cluster_plan", skinny_cluster_plan}};
+      {"skinny_grid", skinny_grid}, {"wide_whole_tiles", wide_whole_tiles}, {"wide_even_grid", wide_even_grid},
+      {"wide_halved_grid", wide_halved_grid}, {"wide_cluster_ways", wide_cluster_ways},
+      {"skinny_cluster_plan", skinny_cluster_plan}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
