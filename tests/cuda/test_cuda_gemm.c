@@ -237,29 +237,61 @@ static void small_workspace(harness *h) {
   lutmm_free(h->cuda, ws);
 }
 
+/* The cooperative paths a skinny launch can plan for its cut columns:
+ * every partial as tagged words (M <= 4, lutmm_skinny_tags_partials), the
+ * HEAD kernel's mid-stream partials so (M = 5..8, lutmm_skinny_tags_head),
+ * or the shared reduction (lutmm_skinny_reduces_together). */
+typedef enum { PATH_TAGGED, PATH_HEAD, PATH_SHARED } cooperative_path;
+static const char *const kPathNames[] = {"tagged", "head", "shared"};
+
+/* Whether the last call planned `path`; a tagged launch is one that took
+ * a launch tag after `tag_before` without the HEAD kernel. */
+static int planned(const lutmm_cuda_state *s, cooperative_path path, uint32_t tag_before) {
+  if (path == PATH_TAGGED) return s->last_tag != tag_before && !s->last_skinny_head;
+  return path == PATH_HEAD ? s->last_skinny_head : s->last_skinny_shared;
+}
+
+/* The context's state for a group of cooperative cases, or NULL (and a
+ * line saying so) where the device has no cooperative launches. */
+static lutmm_cuda_state *cooperative_state(harness *h, const char *group) {
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  if (s->cooperative) return s;
+  printf("%s: the device has no cooperative launches (or LUTMM_CUDA_COOPERATIVE=0): not run\n", group);
+  return NULL;
+}
+
+/* Case c in exact and bound mode, whose launch must (`want`) or must not
+ * plan `path`. */
+static void run_planned(harness *h, lutmm_cuda_state *s, gemm_case c, cooperative_path path, int want,
+                        const char *group) {
+  const uint32_t tag_before = s->last_tag;
+  run_exact_and_bound(h, c);
+  if (planned(s, path, tag_before) == want) return;
+  char name[160];
+  harness_describe(&c, name, sizeof name);
+  printf("FAIL %s %s: the launch %s the %s path\n", group, name, want ? "did not plan" : "planned", kPathNames[path]);
+  failures++;
+}
+
 /* Case c (general inputs: the order of the sums shows) through a
- * cooperative path, `path` "tagged" (M <= 4 over columns of at most 8
- * partials: partials published as tagged words), "head" (the HEAD kernel
- * at M = 5..8: mid-stream partials tagged) or "shared" (the shared
- * reduction), and through the plain path's last contributor (cooperative
- * launches off): the same bits, as each adds a column's partials in block
- * order, and the first run must have taken that path. */
-static void same_bits_as_plain(harness *h, lutmm_cuda_state *s, gemm_case c, const char *path) {
+ * cooperative path and through the plain path's last contributor
+ * (cooperative launches off): the same bits, as each adds a column's
+ * partials in block order, and the first run must have planned `path`. */
+static void same_bits_as_plain(harness *h, lutmm_cuda_state *s, gemm_case c, cooperative_path path) {
   const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
   void *cooperative = malloc(bytes), *plain = malloc(bytes);
   char why[256] = "", name[160];
   const uint32_t tag_before = s->last_tag;
   const int rc = cooperative == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, cooperative);
-  const int took = strcmp(path, "tagged") == 0 ? s->last_tag != tag_before && !s->last_skinny_head
-                   : strcmp(path, "head") == 0 ? s->last_skinny_head
-                                               : s->last_skinny_shared;
+  const int took = planned(s, path, tag_before);
   s->cooperative = 0;
   const int rp = plain == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, plain);
   s->cooperative = 1;
   cases += 2;
   if (rc != 0 || rp != 0 || !took || memcmp(cooperative, plain, bytes) != 0) {
     harness_describe(&c, name, sizeof name);
-    printf("FAIL %s/plain %s: results differ, failed or not %s (%d %d %d) %s\n", path, name, path, rc, rp, took, why);
+    printf("FAIL %s/plain %s: results differ, failed or not planned (%d %d %d) %s\n", kPathNames[path], name, rc,
+           rp, took, why);
     failures++;
   }
   free(cooperative);
@@ -268,16 +300,14 @@ static void same_bits_as_plain(harness *h, lutmm_cuda_state *s, gemm_case c, con
 
 /* The tagged path (lutmm_skinny_tags_partials): across the wrap of the
  * launch tags (the buffer is zeroed and the tags start again at 1) every
- * result stays exact, and its sums are the plain path's bits, at M = 1..4
+ * launch plans tags and every result stays exact, and its sums are the
+ * plain path's bits, at M = 1..4
  * (16, 8 and 4 partials a load round trip) on 1024 x 8192 (one unit a
  * block: 8 partials a column on 64 or more SMs) and 2048 x 28672 (about 5
  * on 132 SMs). */
 static void tagged_partials(harness *h) {
-  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
-  if (!s->cooperative) {
-    printf("tagged_partials: the device has no cooperative launches (or LUTMM_CUDA_COOPERATIVE=0): not run\n");
-    return;
-  }
+  lutmm_cuda_state *s = cooperative_state(h, "tagged_partials");
+  if (s == NULL) return;
   const int64_t shapes[4][3] = {{1, 1024, 8192}, {2, 2048, 28672}, {3, 1024, 8192}, {4, 2048, 28672}};
   uint64_t rng = 31;
   const saved_clusters saved = clusters_off(h); /* they would add 1024 x 8192's cut columns instead */
@@ -285,7 +315,7 @@ static void tagged_partials(harness *h) {
   for (int i = 0; i < 4; i++) {
     gemm_case c = {2 + i % 3, shapes[i][0], shapes[i][1], shapes[i][2], 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
-    run_exact_and_bound(h, c);
+    run_planned(h, s, c, PATH_TAGGED, 1, "tagged_partials");
   }
   if (s->last_tag == 0 || s->last_tag > 16) {
     printf("FAIL tagged_partials: the launch tags did not wrap (last tag %u)\n", (unsigned)s->last_tag);
@@ -295,7 +325,7 @@ static void tagged_partials(harness *h) {
     gemm_case c = {4, shapes[i][0], shapes[i][1], shapes[i][2], i == 3 ? 32 : 128, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
     c.x_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
-    same_bits_as_plain(h, s, c, "tagged");
+    same_bits_as_plain(h, s, c, PATH_TAGGED);
   }
   clusters_back(h, &saved);
 }
@@ -307,11 +337,8 @@ static void tagged_partials(harness *h) {
  * the rule was measured on). Every case must plan the shared path; two
  * general ones must give the ticket path's bits (cooperative launches off). */
 static void shared_reduction_band(harness *h) {
-  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
-  if (!s->cooperative) {
-    printf("shared_reduction_band: the device has no cooperative launches (or LUTMM_CUDA_COOPERATIVE=0): not run\n");
-    return;
-  }
+  lutmm_cuda_state *s = cooperative_state(h, "shared_reduction_band");
+  if (s == NULL) return;
   const int64_t n = 1024 * (s->sm_count / 9 > 0 ? s->sm_count / 9 : 1);
   uint64_t rng = 37;
   const saved_clusters saved = clusters_off(h);
@@ -320,18 +347,12 @@ static void shared_reduction_band(harness *h) {
       gemm_case c = {bits, m, 4096, n, bits == 3 ? 64 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1,
                      0, 0, harness_next(&rng)};
       c.x_dtype = (m + bits) % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
-      run_exact_and_bound(h, c);
-      if (!s->last_skinny_shared) {
-        char name[160];
-        harness_describe(&c, name, sizeof name);
-        printf("FAIL shared_reduction_band %s: the launch did not reduce its columns together\n", name);
-        failures++;
-      }
+      run_planned(h, s, c, PATH_SHARED, 1, "shared_reduction_band");
     }
   for (int64_t m = 6; m <= 8; m += 2) {
     gemm_case c = {4, m, 4096, n, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
     c.x_dtype = m == 8 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
-    same_bits_as_plain(h, s, c, "shared");
+    same_bits_as_plain(h, s, c, PATH_SHARED);
   }
   clusters_back(h, &saved);
 }
@@ -346,11 +367,8 @@ static void shared_reduction_band(harness *h) {
  * 32 take the tickets alone; two general cases give the ticket path's
  * bits. */
 static void head_kernel(harness *h) {
-  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
-  if (!s->cooperative) {
-    printf("head_kernel: the device has no cooperative launches (or LUTMM_CUDA_COOPERATIVE=0): not run\n");
-    return;
-  }
+  lutmm_cuda_state *s = cooperative_state(h, "head_kernel");
+  if (s == NULL) return;
   const int64_t n = 1024 * (s->sm_count / 5 > 0 ? s->sm_count / 5 : 1);
   uint64_t rng = 41;
   const saved_clusters saved = clusters_off(h);
@@ -364,19 +382,13 @@ static void head_kernel(harness *h) {
     gemm_case c = {cases[i].bits, cases[i].m, 2048, n, cases[i].group, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
     c.x_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
-    run_exact_and_bound(h, c);
-    if (s->last_skinny_head != cases[i].head) {
-      char name[160];
-      harness_describe(&c, name, sizeof name);
-      printf("FAIL head_kernel %s: the launch %s the HEAD kernel\n", name, cases[i].head ? "did not run" : "ran");
-      failures++;
-    }
+    run_planned(h, s, c, PATH_HEAD, cases[i].head, "head_kernel");
   }
   for (int64_t m = 6; m <= 8; m += 2) {
     gemm_case c = {4, m, 8192, n, m == 8 ? 64 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0,
                    harness_next(&rng)};
     c.x_dtype = m == 8 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
-    same_bits_as_plain(h, s, c, "head");
+    same_bits_as_plain(h, s, c, PATH_HEAD);
   }
   clusters_back(h, &saved);
 }
