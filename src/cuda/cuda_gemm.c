@@ -187,8 +187,8 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   const int tags = s->cooperative && lutmm_skinny_tags_partials(p->mb, m, p->iters, p->grid, p->units) &&
                    (size_t)2 * (size_t)p->grid * LUTMM_SKINNY_TAGGED_ROWS * (size_t)p->tile_n <= s->tagged_words &&
                    !stream_capturing(s);
-  /* M = 5..8 over ticket-counted columns (never with tags, M <= 4): the
-   * HEAD kernel, one tagged slot of 8 rows a block. */
+  /* M = 5..16 over ticket-counted columns (never with tags, M <= 4): the
+   * HEAD kernel, one tagged slot of the tile's rows a block. */
   const int head = s->cooperative &&
                    lutmm_skinny_tags_head(p->mb, p->bits, p->atom_one_group, m, p->iters, p->grid, p->units,
                                           p->shares_reduction) &&

@@ -453,12 +453,13 @@ LUTMM_HD static inline int lutmm_skinny_reduces_together(int mb, int warps, int6
 LUTMM_HD static inline int lutmm_skinny_tags_partials(int mb, int64_t m, int64_t iters, int64_t grid, int64_t units) {
   return mb == 1 && m <= LUTMM_SKINNY_TAGGED_ROWS && iters * grid <= 8 * units;
 }
-/* The HEAD kernel: cooperative launches of the 8-row kernel of 4-bit
- * codes with one-row scales at M = 5..8, with more blocks than tiles and
- * no shared reduction (tickets count the cut columns). A cut column's last
- * contributor, where its range goes on into the next tile (the column's
- * head, which ends it in mid-stream), publishes its partial as tagged
- * words in its block's slot of 8 rows and takes no ticket; the column's
+/* The HEAD kernels: cooperative launches of the 8- and 16-row kernels of
+ * 4-bit codes with one-row scales at M = 5..16, with more blocks than
+ * tiles and no shared reduction (tickets count the cut columns). A cut
+ * column's last contributor, where its range goes on into the next tile
+ * (the column's head, which ends it in mid-stream), publishes its partial
+ * as tagged words in its block's slot of the tile's 8 or 16 rows and takes
+ * no ticket; the column's
  * other contributors count one ticket fewer, and the last of them adds
  * the head's words last (block order, so the same bits), waiting for
  * their tags, which stand long before. Measured on the H100 (docs/PERF.md,
@@ -473,7 +474,7 @@ LUTMM_HD static inline int lutmm_skinny_tags_partials(int mb, int64_t m, int64_t
  * - compiled into every 8-row kernel, the same code changed their register
  *   allocation (the shared reduction on 4096 x 14336 +13 %): hence a
  *   kernel of its own. */
-#define LUTMM_SKINNY_HAS_HEAD(mb, bits, one_row) ((mb) == 1 && (bits) == 4 && (one_row))
+#define LUTMM_SKINNY_HAS_HEAD(mb, bits, one_row) ((mb) <= 2 && (bits) == 4 && (one_row))
 LUTMM_HD static inline int lutmm_skinny_tags_head(int mb, int bits, int one_row, int64_t m, int64_t iters,
                                                   int64_t grid, int64_t units, int shares_reduction) {
   return LUTMM_SKINNY_HAS_HEAD(mb, bits, one_row) && m > LUTMM_SKINNY_TAGGED_ROWS && iters * grid > units &&
@@ -485,9 +486,11 @@ LUTMM_HD static inline int lutmm_skinny_is_head(int64_t units, int grid, int64_t
   return lutmm_cuda_range_start(units, grid, last + 1) > end_unit;
 }
 
-/* Tagged words per multiprocessor: two slots of 4 rows × 16 warps × 64
- * columns (the 8-row kernels' widest tile), or one head slot of 8 rows. */
-#define LUTMM_SKINNY_TAGGED_PER_SM ((size_t)2 * LUTMM_SKINNY_TAGGED_ROWS * 16 * 64)
+/* Tagged words per multiprocessor: one head slot of the 16-row kernel's
+ * tile (16 rows × 12 warps × 64 columns), which also holds the 8-row
+ * kernels' two slots of 4 rows × 16 warps × 64 columns or their head slot
+ * of 8 rows. */
+#define LUTMM_SKINNY_TAGGED_PER_SM ((size_t)16 * 12 * 64)
 
 /* Skinny-kernel fixup counters per multiprocessor: one per warp of the
  * widest block (one block per multiprocessor). */

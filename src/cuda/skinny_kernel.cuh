@@ -39,8 +39,8 @@
  * ({launch tag, fp32}, one 64-bit store each, no fence) and the column's
  * first contributor polls them at the end of its range until all carry the
  * launch's tag, then adds them in the same order (reduce_tagged).
- * The HEAD kernel (lutmm_skinny_tags_head: 4-bit codes with one-row
- * scales, cooperative launches at M = 5..8 over ticket-counted columns)
+ * The HEAD kernels (lutmm_skinny_tags_head: 4-bit codes with one-row
+ * scales, cooperative launches at M = 5..16 over ticket-counted columns)
  * stores only a column's mid-stream partial as tagged words, its other
  * partials as fp32 counted by tickets, and the last ticket adds the tagged
  * one last (publish_head, add_head).
@@ -661,15 +661,16 @@ __device__ __forceinline__ void reduce_rows(const lutmm_cuda_gemm_params &p, int
  * at M = 5..8 (8 rows of 3) spills the 16-warp kernels at 128 registers.
  * Only MB = 1 kernels carry the paths for M <= 8: the others never see so
  * few rows, and without those paths they compile to fewer registers (the
- * MB = 8 kernels' small spills went). The HEAD kernel (M = 5..8 only)
- * takes the 8-row path, with `head` its column's head's tagged words. */
+ * MB = 8 kernels' small spills went). The HEAD kernels (M = 5..16) take
+ * the path of their 8 or 16 rows, with `head` the column's head's tagged
+ * words. */
 template <int MB, int BITS, int W, bool HEAD = false>
 __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
                                 int64_t last, bool head = false) {
   using C = cfg<MB, BITS, W>;
   const partial_slots slots(p, tile, first);
   const int64_t column0 = ((int64_t)tile * C::WARPS + warp) * 64;
-  if constexpr (HEAD) { /* M = 5..8 only */
+  if constexpr (HEAD) { /* M = 5..16: MB = 1 or 2 */
     reduce_rows<MB, BITS, W, C::ROWS, 2, true>(p, warp, lane, column0, slots, last, 0, head);
   } else {
     if constexpr (MB == 1) {

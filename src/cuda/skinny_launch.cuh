@@ -15,8 +15,8 @@ namespace skinny {
 template <typename T, int MB, int BITS, bool ONE_ROW>
 const void *kernel_with_warps(int warps, bool head) {
   if constexpr (LUTMM_SKINNY_HAS_HEAD(MB, BITS, ONE_ROW))
-    if (head && warps == LUTMM_SKINNY_WARPS(1, BITS))
-      return (const void *)skinny_kernel<T, 1, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(1, BITS), false, true>;
+    if (head && warps == LUTMM_SKINNY_WARPS(MB, BITS))
+      return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(MB, BITS), false, true>;
   if constexpr (LUTMM_SKINNY_HAS_MORE_WARPS(MB, BITS, ONE_ROW))
     if (warps == LUTMM_SKINNY_MORE_WARPS)
       return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_MORE_WARPS, false>;
@@ -43,7 +43,7 @@ template <typename T, bool ONE_ROW>
 const void *kernel_for_rows(int mb, int bits, int warps, bool head) {
   switch (mb) {
     case 1: return kernel_for_bits<T, 1, ONE_ROW>(bits, warps, head);
-    case 2: return kernel_for_bits<T, 2, ONE_ROW>(bits, warps, false);
+    case 2: return kernel_for_bits<T, 2, ONE_ROW>(bits, warps, head);
     case 4: return kernel_for_bits<T, 4, ONE_ROW>(bits, warps, false);
     default:
       /* 64 rows only with one-row scales: with per-slab scales those kernels

@@ -239,7 +239,7 @@ static void small_workspace(harness *h) {
 
 /* The cooperative paths a skinny launch can plan for its cut columns:
  * every partial as tagged words (M <= 4, lutmm_skinny_tags_partials), the
- * HEAD kernel's mid-stream partials so (M = 5..8, lutmm_skinny_tags_head),
+ * HEAD kernels' mid-stream partials so (M = 5..16, lutmm_skinny_tags_head),
  * or the shared reduction (lutmm_skinny_reduces_together). */
 typedef enum { PATH_TAGGED, PATH_HEAD, PATH_SHARED } cooperative_path;
 static const char *const kPathNames[] = {"tagged", "head", "shared"};
@@ -357,37 +357,39 @@ static void shared_reduction_band(harness *h) {
   clusters_back(h, &saved);
 }
 
-/* The HEAD kernel (lutmm_skinny_tags_head): at M = 5..8 over
+/* The HEAD kernels (lutmm_skinny_tags_head): at M = 5..16 over
  * ticket-counted columns, 4-bit codes with one-row scales, a cut column's
  * last contributor that goes on into the next tile publishes its partial
  * as tagged words, and the column's other contributors count tickets
- * without it. K = 2048 and 8192 over one 1024-column tile per 5 SMs
- * (about 5 partials a column; 8192 x 26624 on 132 SMs): M = 5 to 8,
- * groups of 64 and 128, each case planned so; other widths and groups of
- * 32 take the tickets alone; two general cases give the ticket path's
- * bits. */
+ * without it. K = 2048 and 8192 over one tile (1024 columns at M <= 8, 768
+ * above) per 5 SMs (about 5 partials a column; 8192 x 26624 on 132 SMs at
+ * M <= 8): M = 5 to 16, groups of 64 and 128, each case planned so; other
+ * widths and groups of 32 take the tickets alone; four general cases give
+ * the ticket path's bits. */
 static void head_kernel(harness *h) {
   lutmm_cuda_state *s = cooperative_state(h, "head_kernel");
   if (s == NULL) return;
-  const int64_t n = 1024 * (s->sm_count / 5 > 0 ? s->sm_count / 5 : 1);
+  const int64_t tiles = s->sm_count / 5 > 0 ? s->sm_count / 5 : 1;
   uint64_t rng = 41;
   const saved_clusters saved = clusters_off(h);
   static const struct {
     int bits;
     int64_t m, group;
     int head;
-  } cases[] = {{4, 5, 64, 1}, {4, 6, 128, 1}, {4, 7, 64, 1}, {4, 8, 128, 1},  /* the HEAD kernel */
-               {4, 8, 32, 0}, {2, 6, 128, 0}, {3, 7, 64, 0}, {5, 8, 128, 0}}; /* per-slab, other widths */
-  for (int i = 0; i < 8; i++) {
-    gemm_case c = {cases[i].bits, cases[i].m, 2048, n, cases[i].group, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
-                   LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
+  } cases[] = {{4, 5, 64, 1},  {4, 6, 128, 1},  {4, 7, 64, 1},  {4, 8, 128, 1},   /* the 8-row HEAD kernel */
+               {4, 9, 128, 1}, {4, 12, 64, 1},  {4, 16, 128, 1},                  /* the 16-row one */
+               {4, 8, 32, 0},  {2, 6, 128, 0},  {3, 7, 64, 0},  {5, 8, 128, 0},   /* per-slab, other widths */
+               {4, 16, 32, 0}, {3, 12, 128, 0}, {8, 16, 64, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    gemm_case c = {cases[i].bits, cases[i].m, 2048, (cases[i].m > 8 ? 768 : 1024) * tiles, cases[i].group,
+                   LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
     c.x_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     run_planned(h, s, c, PATH_HEAD, cases[i].head, "head_kernel");
   }
-  for (int64_t m = 6; m <= 8; m += 2) {
-    gemm_case c = {4, m, 8192, n, m == 8 ? 64 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0,
-                   harness_next(&rng)};
-    c.x_dtype = m == 8 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+  for (int64_t m = 6; m <= 16; m += m < 8 ? 2 : 4) { /* 6, 8, 12, 16 */
+    gemm_case c = {4, m, 8192, (m > 8 ? 768 : 1024) * tiles, m % 8 ? 128 : 64, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
+    c.x_dtype = m % 8 == 0 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     same_bits_as_plain(h, s, c, PATH_HEAD);
   }
   clusters_back(h, &saved);

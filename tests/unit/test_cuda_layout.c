@@ -266,9 +266,9 @@ static void tags_rule(void) {
               lutmm_skinny_reduces_together(1, 16, m, 32, grid, 64)));
 }
 
-/* The HEAD kernel's rule (lutmm_skinny_tags_head): the 8-row kernel of
- * 4-bit codes with one-row scales at M = 5..8, more blocks than tiles, no
- * shared reduction; and which block is a column's head
+/* The HEAD kernels' rule (lutmm_skinny_tags_head): the 8- and 16-row
+ * kernels of 4-bit codes with one-row scales at M = 5..16, more blocks
+ * than tiles, no shared reduction; and which block is a column's head
  * (lutmm_skinny_is_head). */
 static void tags_head_rule(void) {
   CHECK(lutmm_skinny_tags_head(1, 4, 1, 8, 64, 132, 1792, 0));   /* NF4 g128 8192 x 28672, M = 8 */
@@ -277,7 +277,10 @@ static void tags_head_rule(void) {
   CHECK(!lutmm_skinny_tags_head(1, 4, 0, 8, 64, 132, 1792, 0));  /* per-slab scales */
   CHECK(!lutmm_skinny_tags_head(1, 4, 1, 4, 64, 132, 1792, 0));  /* M <= 4: every partial tagged */
   CHECK(!lutmm_skinny_tags_head(1, 4, 1, 8, 32, 132, 448, 1));   /* the shared reduction */
-  CHECK(!lutmm_skinny_tags_head(2, 4, 1, 16, 64, 132, 2432, 0)); /* the 16-row kernels */
+  CHECK(lutmm_skinny_tags_head(2, 4, 1, 16, 64, 132, 2432, 0));  /* the 16-row kernel, M = 16 */
+  CHECK(lutmm_skinny_tags_head(2, 4, 1, 9, 64, 132, 2432, 0));   /* M = 9 */
+  CHECK(!lutmm_skinny_tags_head(2, 3, 1, 16, 64, 132, 2432, 0)); /* other widths */
+  CHECK(!lutmm_skinny_tags_head(4, 4, 1, 32, 64, 132, 4864, 0)); /* the 32-row kernels */
   CHECK(!lutmm_skinny_tags_head(1, 4, 1, 8, 64, 28, 1792, 0));   /* one block a tile: no cut column */
   for (int64_t m = 1; m <= 8; m++) /* never with tagged partials */
     CHECK(!(lutmm_skinny_tags_head(1, 4, 1, m, 64, 132, 1792, 0) && lutmm_skinny_tags_partials(1, m, 64, 132, 1792)));
