@@ -183,13 +183,15 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   /* M <= 4 and at most 8 partials a column: never a shared reduction
    * (12 or more partials at M <= 4, 8 or more only at M = 5..8).
    * Not in a graph: a replay would reuse the captured tag (asked last, as
-   * the only runtime call). */
-  const int tags = s->cooperative && lutmm_skinny_tags_partials(p->mb, m, p->iters, p->grid, p->units) &&
+   * the only runtime call). A grid past the SMs (the small workspace's
+   * one block a tile) cannot be cooperative: no tags there. */
+  const int resident = s->cooperative && p->grid <= s->sm_count;
+  const int tags = resident && lutmm_skinny_tags_partials(p->mb, m, p->iters, p->grid, p->units) &&
                    (size_t)2 * (size_t)p->grid * LUTMM_SKINNY_TAGGED_ROWS * (size_t)p->tile_n <= s->tagged_words &&
                    !stream_capturing(s);
   /* M = 5..16 over ticket-counted columns (never with tags, M <= 4): the
    * HEAD kernel, one tagged slot of the tile's rows a block. */
-  const int head = s->cooperative &&
+  const int head = resident &&
                    lutmm_skinny_tags_head(p->mb, p->bits, p->atom_one_group, m, p->iters, p->grid, p->units,
                                           p->shares_reduction) &&
                    (size_t)p->grid * (size_t)p->tile_m * (size_t)p->tile_n <= s->tagged_words && !stream_capturing(s);

@@ -11,7 +11,7 @@
  * partials (across the wrap of their launch tags, and the same bits as the
  * plain launches' tickets), columns cut 8-11 ways at M = 5..8 (the shared
  * reduction's band there, and its bits against the tickets'), the HEAD
- * kernel's tagged mid-stream partials at M = 5..8 (4-bit codes, one-row
+ * kernels' tagged mid-stream partials at M = 5..16 (4-bit codes, one-row
  * scales; their bits against the tickets'), cut columns
  * added by clusters (and the same bits without them) and by several
  * clusters a tile, the wide kernel's cut tiles (codes of 1..8 bits) and
