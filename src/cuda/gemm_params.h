@@ -459,21 +459,21 @@ LUTMM_HD static inline int lutmm_skinny_tags_partials(int mb, int64_t m, int64_t
  * column's last contributor, where its range goes on into the next tile
  * (the column's head, which ends it in mid-stream), publishes its partial
  * as tagged words in its block's slot of the tile's 8 or 16 rows and takes
- * no ticket; the column's
- * other contributors count one ticket fewer, and the last of them adds
- * the head's words last (block order, so the same bits), waiting for
- * their tags, which stand long before. Measured on the H100 (docs/PERF.md,
- * change 71):
+ * no ticket; the column's other contributors count one ticket fewer, and
+ * the last of them adds the head's words last (block order, so the same
+ * bits), waiting for their tags, which stand long before. Measured on the
+ * H100 (docs/PERF.md, changes 71 and 72):
  * - block traces: a head's ticket in the launch's first 14 us took
  *   9.4-13.9 us on 8192 x 28672 at M = 8 (its release waits for the ring's
  *   copies in flight), and those blocks ended the launch;
- * - NF4 g64/g128 on 8192 x 28672 at M = 5..8: 3.5-5.6 % faster;
+ * - NF4 g64/g128 on 8192 x 28672 at M = 5..8: 3.5-5.6 % faster; at M = 9
+ *   and 12 2.0-3.8 %, at M = 16 0.0-1.3 %;
  * - as kernels for every width: other widths 0.2-2.4 % slower with
  *   one-row scales, groups of 32 -2.0 to +6.0 % (all but 7-bit slower):
  *   hence 4-bit one-row codes only;
  * - compiled into every 8-row kernel, the same code changed their register
- *   allocation (the shared reduction on 4096 x 14336 +13 %): hence a
- *   kernel of its own. */
+ *   allocation (the shared reduction on 4096 x 14336 +13 %): hence kernels
+ *   of their own. */
 #define LUTMM_SKINNY_HAS_HEAD(mb, bits, one_row) ((mb) <= 2 && (bits) == 4 && (one_row))
 LUTMM_HD static inline int lutmm_skinny_tags_head(int mb, int bits, int one_row, int64_t m, int64_t iters,
                                                   int64_t grid, int64_t units, int shares_reduction) {
