@@ -8,6 +8,10 @@ left out.
 
     python3 tools/bench_targets.py bench.csv [more.csv ...]
 
+The last line counts the points whose cuBLAS time stands more than 3 %
+above that of the same call in the run's other series (bit widths and
+groups), a baseline that moved rather than lutmm.
+
 Several files are read as one run (for example the whole protocol and a
 `--bits 5` run); a point measured twice keeps its last measurement. A
 development tool, not part of the library or its tests; standard library
@@ -80,6 +84,33 @@ def main(paths):
               for (k, n, m, bi, g, d), (t_half, _) in points.items()
               if d == "fp16" and (k, n, m, bi, g, "bf16") in points]
     report("bf16 time within 5 % of fp16 (fp16 time / bf16 time >= 0.952)", ratios, 1 / 1.05)
+    baseline_spread(points)
+
+
+def baseline_spread(points):
+    """How far cuBLAS strayed within the run: every point's cuBLAS time runs
+    the same call for each (bits, group) series of a shape, M and dtype, so
+    one series far above the others' median moved the baseline, not lutmm
+    (it happened: docs/PERF.md, "the whole table on the code of changes 71
+    and 72")."""
+    calls = {}
+    for (k, n, m, bits, group, dtype), (_, blas) in points.items():
+        calls.setdefault((k, n, m, dtype), []).append((blas, bits, group))
+    above, worst = [], (0.0, None)
+    for (k, n, m, dtype), runs in calls.items():
+        if len(runs) < 3:
+            continue
+        median = statistics.median(blas for blas, _, _ in runs)
+        for blas, bits, group in runs:
+            excess = blas / median - 1
+            if excess > 0.03:
+                above.append(excess)
+            if excess > worst[0]:
+                worst = (excess, f"{k}x{n} M = {m} {bits}-bit g{group} {dtype}")
+    total = sum(len(runs) for runs in calls.values() if len(runs) >= 3)
+    where = f"; worst +{100 * worst[0]:.1f} % ({worst[1]})" if worst[1] else ""
+    print(f"cuBLAS more than 3 % above its median over the series of the same shape, M and dtype: "
+          f"{len(above)} of {total} points{where}")
 
 
 if __name__ == "__main__":
