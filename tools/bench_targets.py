@@ -96,21 +96,20 @@ def baseline_spread(points):
     calls = {}
     for (k, n, m, bits, group, dtype), (_, blas) in points.items():
         calls.setdefault((k, n, m, dtype), []).append((blas, bits, group))
-    above, worst = [], (0.0, None)
+    above, worst = 0, (0.0, None)
     for (k, n, m, dtype), runs in calls.items():
         if len(runs) < 3:
             continue
         median = statistics.median(blas for blas, _, _ in runs)
         for blas, bits, group in runs:
             excess = blas / median - 1
-            if excess > 0.03:
-                above.append(excess)
+            above += excess > 0.03
             if excess > worst[0]:
                 worst = (excess, f"{k}x{n} M = {m} {bits}-bit g{group} {dtype}")
     total = sum(len(runs) for runs in calls.values() if len(runs) >= 3)
     where = f"; worst +{100 * worst[0]:.1f} % ({worst[1]})" if worst[1] else ""
     print(f"cuBLAS more than 3 % above its median over the series of the same shape, M and dtype: "
-          f"{len(above)} of {total} points{where}")
+          f"{above} of {total} points{where}")
 
 
 if __name__ == "__main__":

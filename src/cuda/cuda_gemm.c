@@ -178,14 +178,14 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
     p->grid = (int)(p->n_tiles * p->cluster_groups * p->cluster_ways);
     return;
   }
-  p->shares_reduction =
-      s->cooperative && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);
+  /* Cooperative paths only on a grid the SMs hold: never the small
+   * workspace's one block a tile past them. */
+  const int resident = s->cooperative && p->grid <= s->sm_count;
+  p->shares_reduction = resident && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);
   /* M <= 4 and at most 8 partials a column: never a shared reduction
    * (12 or more partials at M <= 4, 8 or more only at M = 5..8).
    * Not in a graph: a replay would reuse the captured tag (asked last, as
-   * the only runtime call). A grid past the SMs (the small workspace's
-   * one block a tile) cannot be cooperative: no tags there. */
-  const int resident = s->cooperative && p->grid <= s->sm_count;
+   * the only runtime call). */
   const int tags = resident && lutmm_skinny_tags_partials(p->mb, m, p->iters, p->grid, p->units) &&
                    (size_t)2 * (size_t)p->grid * LUTMM_SKINNY_TAGGED_ROWS * (size_t)p->tile_n <= s->tagged_words &&
                    !stream_capturing(s);

@@ -487,10 +487,10 @@ LUTMM_HD static inline int lutmm_skinny_is_head(int64_t units, int grid, int64_t
 }
 
 /* Tagged words per multiprocessor: one head slot of the 16-row kernel's
- * tile (16 rows × 12 warps × 64 columns), which also holds the 8-row
+ * tile (16 rows × its 12 warps × 64 columns), which also holds the 8-row
  * kernels' two slots of 4 rows × 16 warps × 64 columns or their head slot
- * of 8 rows. */
-#define LUTMM_SKINNY_TAGGED_PER_SM ((size_t)16 * 12 * 64)
+ * of 8 rows (the kernels assert both). */
+#define LUTMM_SKINNY_TAGGED_PER_SM ((size_t)16 * LUTMM_SKINNY_WARPS(2, 4) * 64)
 
 /* Skinny-kernel fixup counters per multiprocessor: one per warp of the
  * widest block (one block per multiprocessor). */
