@@ -145,9 +145,11 @@ static int stream_capturing(const lutmm_cuda_state *s) {
  * in m8 blocks, one tile of W atom columns per unit row, two k-atoms per
  * unit, a Stream-K grid of lutmm_skinny_grid blocks, or (where `clusters`
  * allows) each tile's blocks in clusters that add its cut columns
- * (lutmm_skinny_cluster_plan). */
+ * (lutmm_skinny_cluster_plan). Where `cooperative` allows, cut columns may
+ * take the paths whose blocks wait for each other (shared reduction, tags,
+ * HEAD). */
 static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int clusters,
-                        lutmm_cuda_gemm_params *p) {
+                        int cooperative, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
   p->mb = lutmm_skinny_mb(m);
   const int warps = skinny_warps(s, w, p->mb, p);
@@ -180,7 +182,7 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   }
   /* Cooperative paths only on a grid the SMs hold: never the small
    * workspace's one block a tile past them. */
-  const int resident = s->cooperative && p->grid <= s->sm_count;
+  const int resident = cooperative && s->cooperative && p->grid <= s->sm_count;
   p->shares_reduction = resident && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);
   /* M <= 4 and at most 8 partials a column: never a shared reduction
    * (12 or more partials at M <= 4, 8 or more only at M = 5..8).
@@ -254,18 +256,22 @@ static cudaError_t use_tag(lutmm_cuda_state *s, lutmm_cuda_gemm_params *p) {
   return cudaSuccess;
 }
 
-/* Whether this launch is to fail as on a device that cannot place its
- * clusters: a test's fault (refuse_cluster_launches), so that the retries
- * below run on any device. */
-static int cluster_launch_refused(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
-  return s->refuse_cluster_launches && p->cluster_ways > 1;
+/* The error this launch is to fail with, as on a device that cannot place
+ * its clusters or hold its cooperative grid: a test's faults
+ * (refuse_cluster_launches, refuse_cooperative_launches), so that the
+ * retries below run on any device. cudaSuccess: none. */
+static cudaError_t refused_launch(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
+  if (s->refuse_cluster_launches && p->cluster_ways > 1) return cudaErrorLaunchOutOfResources;
+  if (s->refuse_cooperative_launches && p->cooperative) return cudaErrorCooperativeLaunchTooLarge;
+  return cudaSuccess;
 }
 
 /* One planned skinny launch, with its tag. */
 static cudaError_t launch_skinny(lutmm_cuda_state *s, const lutmm_gemm_args *a, lutmm_cuda_gemm_params *p) {
-  const cudaError_t err = use_tag(s, p);
+  cudaError_t err = use_tag(s, p);
   if (err != cudaSuccess) return err;
-  if (cluster_launch_refused(s, p)) return cudaErrorLaunchOutOfResources;
+  err = refused_launch(s, p);
+  if (err != cudaSuccess) return err;
   return a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_skinny_f16(s->stream, p, s->smem_base)
                                        : lutmm_cuda_launch_skinny_bf16(s->stream, p, s->smem_base);
 }
@@ -284,19 +290,27 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
     p->m = a->m - r0 < rows ? a->m - r0 : rows;
     p->x = (const uint8_t *)a->x + (size_t)r0 * x_row;
     p->y = (uint8_t *)a->y + (size_t)r0 * y_row;
-    plan_skinny(s, w, p->m, 1, p);
-    cudaError_t err = launch_skinny(s, a, p);
-    if (err != cudaSuccess && p->cluster_ways) {
-      /* A cluster launch the device refuses (another client holding part
-       * of a GPC, say) goes again without clusters. */
-      (void)cudaGetLastError(); /* not sticky: clear it */
-      plan_skinny(s, w, p->m, 0, p);
+    int clusters = 1, cooperative = 1;
+    cudaError_t err;
+    for (;;) {
+      plan_skinny(s, w, p->m, clusters, cooperative, p);
       err = launch_skinny(s, a, p);
+      /* A cluster launch the device refuses (another client holding part
+       * of a GPC, say) goes again without clusters; a cooperative grid it
+       * cannot hold at once (another client holding multiprocessors) goes
+       * again as a plain launch, whose cut columns need no resident
+       * partner: fp32 partials counted by tickets. */
+      if (err != cudaSuccess && p->cluster_ways) clusters = 0;
+      else if (err == cudaErrorCooperativeLaunchTooLarge && p->cooperative) cooperative = 0;
+      else break;
+      (void)cudaGetLastError(); /* not sticky: clear it */
     }
+    /* What ran (or failed last): the tests read it. */
     s->last_skinny_cluster_ways = p->cluster_ways;
     s->last_skinny_cluster_groups = p->cluster_groups;
     s->last_skinny_shared = p->shares_reduction;
     s->last_skinny_head = p->tags_head;
+    s->last_skinny_cooperative = p->cooperative;
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
@@ -337,7 +351,8 @@ static int wide_stages(const lutmm_cuda_state *s, int bits, int tile_m) {
 /* One planned wide launch. */
 static cudaError_t launch_wide_kernel(const lutmm_cuda_state *s, const lutmm_gemm_args *a,
                                       const lutmm_cuda_gemm_params *p, size_t smem) {
-  if (cluster_launch_refused(s, p)) return cudaErrorLaunchOutOfResources;
+  const cudaError_t refused = refused_launch(s, p);
+  if (refused != cudaSuccess) return refused;
   return a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_wide_f16(s->stream, p, smem)
                                        : lutmm_cuda_launch_wide_bf16(s->stream, p, smem);
 }
@@ -408,6 +423,7 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   s->last_wide_cluster_ways = 0;
   /* until a skinny launch says */
   s->last_skinny_cluster_ways = s->last_skinny_cluster_groups = s->last_skinny_shared = s->last_skinny_head = 0;
+  s->last_skinny_cooperative = 0;
   if (stages > 0) {
     const cudaError_t err = launch_wide(s, w, args, tile_m, stages, &p);
     s->last_wide_cluster_ways = p.cluster_ways;

@@ -36,11 +36,13 @@ typedef struct lutmm_cuda_state {
   int skinny_cluster_groups;    /* most clusters a tile (LUTMM_CUDA_CLUSTER_GROUPS, default LUTMM_SKINNY_MAX_CLUSTER_GROUPS) */
   int last_skinny_cluster_ways; /* blocks a cluster of the last skinny launch (0: none); the tests read it */
   int last_skinny_cluster_groups; /* and clusters a tile */
-  int last_skinny_shared;         /* the last skinny launch was planned to reduce cut columns together */
+  int last_skinny_shared;         /* the last skinny launch reduced cut columns together */
   int last_skinny_head;           /* and a HEAD kernel (lutmm_skinny_tags_head) */
+  int last_skinny_cooperative;    /* and ran cooperatively (0 after a refused cooperative launch went again plain) */
   int last_wide_tile_m;           /* X rows a tile of the last call's wide kernel (0: it ran another); the tests read it */
   int last_wide_cluster_ways;     /* blocks a cluster of the last wide launch (0: none); the tests read it */
   int refuse_cluster_launches;    /* a test's fault: cluster launches fail as on a device that cannot place them */
+  int refuse_cooperative_launches; /* a test's fault: cooperative launches fail as too large for the device */
 } lutmm_cuda_state;
 
 static inline lutmm_cuda_state *lutmm_cuda_state_of(const lutmm_context *ctx) {

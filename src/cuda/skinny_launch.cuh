@@ -98,10 +98,9 @@ cudaError_t launch_clusters(cudaStream_t stream, const lutmm_cuda_gemm_params *p
 }
 
 /* `smem_base`: the shared-window address where dynamic shared memory
- * starts. A cooperative launch the device cannot fit (another client holding
- * multiprocessors, say) goes again as a plain one, whose cut columns need no
- * resident partner: fp32 partials counted by tickets, each column reduced
- * by its last contributor. */
+ * starts. A cooperative launch the device cannot hold at once fails with
+ * cudaErrorCooperativeLaunchTooLarge; the caller plans it again as a plain
+ * one (launch_skinny_rows). */
 template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base) {
   const size_t smem = lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group, p->warps);
@@ -109,19 +108,8 @@ cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_
   const void *kernel = kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps, p->tags_head != 0);
   const dim3 grid((unsigned)p->grid), block(32 * (unsigned)p->warps);
   void *args[] = {(void *)p};
-  if (!p->cooperative) return cudaLaunchKernel(kernel, grid, block, args, smem, stream);
-  const cudaError_t err = cudaLaunchCooperativeKernel(kernel, grid, block, args, smem, stream);
-  if (err != cudaErrorCooperativeLaunchTooLarge) return err;
-  (void)cudaGetLastError(); /* not sticky: clear it before the plain launch */
-  lutmm_cuda_gemm_params plain = *p;
-  plain.cooperative = 0;
-  plain.shares_reduction = 0;
-  plain.tagged = nullptr;
-  plain.tags_head = 0;
-  plain.tag = 0;
-  void *plain_args[] = {(void *)&plain};
-  return cudaLaunchKernel(kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps, false), grid, block, plain_args,
-                          smem, stream);
+  if (p->cooperative) return cudaLaunchCooperativeKernel(kernel, grid, block, args, smem, stream);
+  return cudaLaunchKernel(kernel, grid, block, args, smem, stream);
 }
 
 /* Kernels needing more than `limit` bytes stay unconfigured: the planner

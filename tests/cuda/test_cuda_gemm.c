@@ -704,6 +704,60 @@ static void refused_cluster_launches(harness *h) {
   }
 }
 
+/* Cooperative launches the device refuses as too large (the state's test
+ * fault) go again as plain launches: each case first runs as planned and
+ * must ask for its cooperative path; refused, it must report a plain launch
+ * with none of those paths and give the bits of a context without
+ * cooperative launches (general inputs: the order of the sums shows), then
+ * the reference's in exact and bound mode. Tags at M = 1, the shared
+ * reduction at M = 6, the 8- and 16-row HEAD kernels at M = 8 and 16 (the
+ * shapes of the groups above). */
+static void refused_cooperative_launches(harness *h) {
+  lutmm_cuda_state *s = cooperative_state(h, "refused_cooperative_launches");
+  if (s == NULL) return;
+  const int64_t band = 1024 * (s->sm_count / 9 > 0 ? s->sm_count / 9 : 1);
+  const int64_t tiles = s->sm_count / 5 > 0 ? s->sm_count / 5 : 1;
+  const struct {
+    cooperative_path path;
+    gemm_case c;
+  } refusals[] = {
+      {PATH_TAGGED, {4, 1, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 61}},
+      {PATH_SHARED, {3, 6, 4096, band, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 0, 0, 0, 62}},
+      {PATH_HEAD, {4, 8, 2048, 1024 * tiles, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 63}},
+      {PATH_HEAD, {4, 16, 2048, 768 * tiles, 128, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 64}}};
+  const saved_clusters saved = clusters_off(h); /* they would add some of these columns instead */
+  for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+    gemm_case c = refusals[i].c;
+    const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
+    void *plain = malloc(bytes), *refused = malloc(bytes);
+    char why[256] = "", name[160];
+    const uint32_t tag_before = s->last_tag;
+    const int ra = harness_run_case(h, &c, why, sizeof why, NULL);
+    const int asked = planned(s, refusals[i].path, tag_before) && s->last_skinny_cooperative;
+    s->cooperative = 0;
+    const int rp = plain == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, plain);
+    s->cooperative = 1;
+    s->refuse_cooperative_launches = 1;
+    const int rr = refused == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, refused);
+    /* a refused launch's tag was taken (use_tag), but no tagged plan may
+     * remain: a plain launch reads no tags */
+    const int still = s->last_skinny_cooperative || s->last_skinny_shared || s->last_skinny_head;
+    cases += 3;
+    if (ra != 0 || rp != 0 || rr != 0 || !asked || still || memcmp(plain, refused, bytes) != 0) {
+      harness_describe(&c, name, sizeof name);
+      printf("FAIL refused %s %s: failed, not planned, still cooperative or other bits (%d %d %d %d %d) %s\n",
+             kPathNames[refusals[i].path], name, ra, rp, rr, asked, still, why);
+      failures++;
+    }
+    c.exact = 1;
+    run_exact_and_bound(h, c);
+    s->refuse_cooperative_launches = 0;
+    free(plain);
+    free(refused);
+  }
+  clusters_back(h, &saved);
+}
+
 /* Same inputs, two runs, identical bits (general inputs: order matters). */
 static void determinism(harness *h) {
   same_bits_twice(h, (gemm_case){4, 8, 8192, 2048, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 1234});
@@ -728,6 +782,7 @@ int main(void) {
   skinny_cluster_groups(&h);
   wide_cut_tiles(&h);
   refused_cluster_launches(&h);
+  refused_cooperative_launches(&h);
   determinism(&h);
   harness_close(&h);
   printf("%d cases, %d failures\n", cases, failures);
