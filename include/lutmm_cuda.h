@@ -41,8 +41,10 @@ lutmm_status lutmm_cuda_set_workspace(lutmm_context *ctx, void *workspace, size_
 /* Deterministic mode (1, the default): the Stream-K partition depends only
  * on the shape and the device, and split tiles are summed in a fixed order,
  * so the same inputs give the same bits on every run. 0 would allow a
- * float-atomic reduction; this version has none that is faster, so results
- * stay deterministic either way. LUTMM_ERR_INVALID_ARGUMENT for other values. */
+ * float-atomic reduction; this version has none (at best it would be a few
+ * percent faster, and slower where the fixed-order paths are fastest:
+ * docs/CUDA.md), so results stay deterministic either way.
+ * LUTMM_ERR_INVALID_ARGUMENT for other values. */
 lutmm_status lutmm_cuda_set_deterministic(lutmm_context *ctx, int deterministic);
 lutmm_status lutmm_cuda_get_deterministic(const lutmm_context *ctx, int *deterministic);
 
