@@ -335,7 +335,8 @@ static void tagged_partials(harness *h) {
  * K = 4096 (32 units a column) over one 1024-column tile per 9 SMs cuts
  * each column about 9 ways (4096 x 14336 on 132 SMs, the benchmark shape
  * the rule was measured on). Every case must plan the shared path; two
- * general ones must give the ticket path's bits (cooperative launches off). */
+ * general ones must give the ticket path's bits (cooperative launches off),
+ * and a third the 16-row kernel's, M = 16, whose loads differ. */
 static void shared_reduction_band(harness *h) {
   lutmm_cuda_state *s = cooperative_state(h, "shared_reduction_band");
   if (s == NULL) return;
@@ -354,6 +355,11 @@ static void shared_reduction_band(harness *h) {
     c.x_dtype = m == 8 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     same_bits_as_plain(h, s, c, PATH_SHARED);
   }
+  /* the 16-row kernel's loads of many partials (16 of 3 elements a lane):
+   * M = 16 over 1000 columns cut 16 ways */
+  gemm_case wide = {3, 16, 4096, 1000, 64, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 0, 0, 0,
+                    harness_next(&rng)};
+  same_bits_as_plain(h, s, wide, PATH_SHARED);
   clusters_back(h, &saved);
 }
 
