@@ -796,13 +796,13 @@ __device__ __forceinline__ void reduce_share(const lutmm_cuda_gemm_params &p, in
  * would load every partial through its own. A lane issues the loads of
  * up to 4 partials of FEW_G elements, or of 16 partials of MANY_G
  * elements, together (MB = 1 kernels hold 128 registers, so fewer). At
- * MB = 2 three elements take a 12-reducer column's share at M = 16 (1024
- * elements, 86 a reducer) in one round trip where two took two: 1-6 %
- * faster there (H100); four or more changed the main loop's code. */
+ * MB = 2 three elements a lane take a 12-reducer column's share at M = 16
+ * (1024 elements, 86 a reducer) in one round trip, two elements in two:
+ * 1-6 % faster there (H100); four or more changed the main loop's code. */
 template <int MB, int BITS, int W>
 __device__ void reduce_together(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
                                 int64_t last, int *ticket) {
-  constexpr int FEW_G = MB == 1 ? 4 : 8, MANY_G = MB == 1 ? 1 : MB == 2 ? 3 : 2; /* more would spill */
+  constexpr int FEW_G = MB == 1 ? 4 : 8, MANY_G = MB == 1 ? 1 : MB == 2 ? 3 : 2; /* more spills or moves the main loop */
   const int64_t end_unit = ((int64_t)tile + 1) * p.iters;
   const int64_t reducers =
       lutmm_cuda_range_start(p.units, p.grid, last + 1) <= end_unit ? last + 1 - first : last - first;

@@ -745,8 +745,7 @@ static void refused_cooperative_launches(harness *h) {
     s->cooperative = 1;
     s->refuse_cooperative_launches = 1;
     const int rr = refused == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, refused);
-    /* a refused launch's tag was taken (use_tag), but no tagged plan may
-     * remain: a plain launch reads no tags */
+    /* none of the cooperative paths may remain (a tagged plan is cooperative) */
     const int still = s->last_skinny_cooperative || s->last_skinny_shared || s->last_skinny_head;
     cases += 3;
     if (ra != 0 || rp != 0 || rr != 0 || !asked || still || memcmp(plain, refused, bytes) != 0) {
