@@ -273,28 +273,35 @@ static void run_planned(harness *h, lutmm_cuda_state *s, gemm_case c, cooperativ
   failures++;
 }
 
-/* Case c (general inputs: the order of the sums shows) through a
- * cooperative path and through the plain path's last contributor
- * (cooperative launches off): the same bits, as each adds a column's
- * partials in block order, and the first run must have planned `path`. */
+/* Whether the last call ran none of the cooperative paths (a tagged plan
+ * is cooperative too). */
+static int ran_plain(const lutmm_cuda_state *s) {
+  return !s->last_skinny_cooperative && !s->last_skinny_shared && !s->last_skinny_head;
+}
+
+/* Case c (general inputs: the order of the sums shows) as the context
+ * stands and through the plain path's last contributor (cooperative
+ * launches off): the same bits, as each adds a column's partials in block
+ * order. The first run must have planned `path`, or, where the state's
+ * fault refuses cooperative launches, gone again plain. */
 static void same_bits_as_plain(harness *h, lutmm_cuda_state *s, gemm_case c, cooperative_path path) {
   const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
-  void *cooperative = malloc(bytes), *plain = malloc(bytes);
+  void *first = malloc(bytes), *plain = malloc(bytes);
   char why[256] = "", name[160];
   const uint32_t tag_before = s->last_tag;
-  const int rc = cooperative == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, cooperative);
-  const int took = planned(s, path, tag_before);
+  const int rc = first == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, first);
+  const int took = s->refuse_cooperative_launches ? ran_plain(s) : planned(s, path, tag_before);
   s->cooperative = 0;
   const int rp = plain == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, plain);
   s->cooperative = 1;
   cases += 2;
-  if (rc != 0 || rp != 0 || !took || memcmp(cooperative, plain, bytes) != 0) {
+  if (rc != 0 || rp != 0 || !took || memcmp(first, plain, bytes) != 0) {
     harness_describe(&c, name, sizeof name);
-    printf("FAIL %s/plain %s: results differ, failed or not planned (%d %d %d) %s\n", kPathNames[path], name, rc,
-           rp, took, why);
+    printf("FAIL %s%s/plain %s: results differ, failed or not planned (%d %d %d) %s\n",
+           s->refuse_cooperative_launches ? "refused " : "", kPathNames[path], name, rc, rp, took, why);
     failures++;
   }
-  free(cooperative);
+  free(first);
   free(plain);
 }
 
@@ -712,10 +719,9 @@ static void refused_cluster_launches(harness *h) {
 
 /* Cooperative launches the device refuses as too large (the state's test
  * fault) go again as plain launches: each case first runs as planned and
- * must ask for its cooperative path; refused, it must report a plain launch
- * with none of those paths and give the bits of a context without
- * cooperative launches (general inputs: the order of the sums shows), then
- * the reference's in exact and bound mode. Tags at M = 1, the shared
+ * must ask for its cooperative path; refused, it must run plain and give
+ * the bits of a context without cooperative launches (same_bits_as_plain),
+ * then the reference's in exact and bound mode. Tags at M = 1, the shared
  * reduction at M = 6, the 8- and 16-row HEAD kernels at M = 8 and 16 (the
  * shapes of the groups above). */
 static void refused_cooperative_launches(harness *h) {
@@ -734,31 +740,12 @@ static void refused_cooperative_launches(harness *h) {
   const saved_clusters saved = clusters_off(h); /* they would add some of these columns instead */
   for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
     gemm_case c = refusals[i].c;
-    const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
-    void *plain = malloc(bytes), *refused = malloc(bytes);
-    char why[256] = "", name[160];
-    const uint32_t tag_before = s->last_tag;
-    const int ra = harness_run_case(h, &c, why, sizeof why, NULL);
-    const int asked = planned(s, refusals[i].path, tag_before) && s->last_skinny_cooperative;
-    s->cooperative = 0;
-    const int rp = plain == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, plain);
-    s->cooperative = 1;
-    s->refuse_cooperative_launches = 1;
-    const int rr = refused == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, refused);
-    /* none of the cooperative paths may remain (a tagged plan is cooperative) */
-    const int still = s->last_skinny_cooperative || s->last_skinny_shared || s->last_skinny_head;
-    cases += 3;
-    if (ra != 0 || rp != 0 || rr != 0 || !asked || still || memcmp(plain, refused, bytes) != 0) {
-      harness_describe(&c, name, sizeof name);
-      printf("FAIL refused %s %s: failed, not planned, still cooperative or other bits (%d %d %d %d %d) %s\n",
-             kPathNames[refusals[i].path], name, ra, rp, rr, asked, still, why);
-      failures++;
-    }
     c.exact = 1;
+    run_planned(h, s, c, refusals[i].path, 1, "refused_cooperative_launches");
+    s->refuse_cooperative_launches = 1;
+    same_bits_as_plain(h, s, refusals[i].c, refusals[i].path);
     run_exact_and_bound(h, c);
     s->refuse_cooperative_launches = 0;
-    free(plain);
-    free(refused);
   }
   clusters_back(h, &saved);
 }
