@@ -412,16 +412,18 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
 }
 
 /* Skinny kernels that can share a cut column's reduction among its
- * finishing contributors (cooperative launches): not the 64-row ones, whose
- * registers it would spill, nor the 12-warp 32-row ones, whose main loop
- * compiled 5-6 % slower with it (8192 x 28672, M = 32, H100). */
+ * finishing contributors (cooperative launches; kernels of their own,
+ * cut_path::shared): not the 64-row ones, whose registers it would spill,
+ * nor the 12-warp 32-row ones, whose main loop compiled 5-6 % slower with
+ * it (8192 x 28672, M = 32, H100; measured when it shared their code). */
 #define LUTMM_SKINNY_SHARES_REDUCTION(mb, warps) ((mb) <= 4 && !((mb) == 4 && (warps) == LUTMM_SKINNY_MORE_WARPS))
 
 /* Whether a skinny launch of `m` rows, `units` units of `iters` each over
  * `grid` blocks, reduces its cut columns together (cooperative launch, on a
  * device that has them): where a column is cut into 12 or more partials
- * (iters·grid >= 12·units) at M >= 3, or into 8 or more at M = 5..8 of the
- * 8-row kernels. Measured on the H100 (docs/PERF.md):
+ * (iters·grid >= 12·units) at M >= 3, into 8 or more at M = 5..8 of the
+ * 8-row kernels, or into 6 or more at M = 9..16 (the 16-row kernels).
+ * Measured on the H100 (docs/PERF.md):
  * - at 12 or more partials the last contributor's loads took 2-10 us
  *   (change 37);
  * - at M = 1 the shared path's wait cost more than it saved (change 37);
@@ -429,12 +431,16 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
  * - at M = 8 (2 partials a round trip) change 37 found 3-9 partials slower
  *   shared; on the kernels of 2026-11-27 4096 x 14336 (9 partials) ran 3.8 %
  *   faster in median, 8192 x 28672 (5) 3.7 % slower (change 70). The 8 lies
- *   between them, unmeasured, and M = 3..4 below 12 was not measured. */
+ *   between them, unmeasured, and M = 3..4 below 12 was not measured;
+ * - at M = 9..16 4096 x 14336 (about 7 partials) ran 7.7 % faster in
+ *   median shared (0.4-11.8 %) once those kernels' share took up to 8
+ *   partials of 6 elements a lane in one round trip (change 74);
+ *   8192 x 28672 (about 3.5) was 1-5 % slower shared from 3 partials. */
 LUTMM_HD static inline int lutmm_skinny_reduces_together(int mb, int warps, int64_t m, int64_t iters, int64_t grid,
                                                          int64_t units) {
   const int64_t cut = iters * grid; /* units × partials a column */
   return LUTMM_SKINNY_SHARES_REDUCTION(mb, warps) && m >= 3 &&
-         (cut >= 12 * units || (mb == 1 && m >= 5 && cut >= 8 * units));
+         (cut >= 12 * units || (mb == 1 && m >= 5 && cut >= 8 * units) || (mb == 2 && cut >= 6 * units));
 }
 
 /* Cooperative launches of the 8-row kernels at M <= 4 over columns cut into

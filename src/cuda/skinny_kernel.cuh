@@ -28,7 +28,8 @@
  * integer ticket, no float atomics) adds them in block order and writes Y,
  * so the bits never depend on which warp finished last. In a cooperative
  * launch the warps whose blocks end in that column instead wait for all its
- * partials and each add a share of it, in the same order (reduce_together).
+ * partials and each add a share of it, in the same order (reduce_together;
+ * the kernels of their own, cut_path::shared).
  * Every launch leaves its tickets as it found them, zero: the warp that
  * sees a ticket's last count puts it back. So a ticket-counted launch needs
  * nothing from the host that changes from one launch to the next, and a
@@ -84,6 +85,18 @@ struct ring {
   static constexpr uint32_t ENTRY = LUTMM_SKINNY_SCALE_ENTRY(ONE_ROW);
   static_assert(DEPTH >= 2 && DEPTH <= 8, "cp.async.wait_group takes 0..7");
 };
+
+/* How a kernel adds the columns its blocks cut; each kernel carries one
+ * way, the one its launch's plan names, since the code of another moved
+ * the main loop's registers (docs/PERF.md, changes 71 and 74):
+ * - plain: tickets, the last contributor adds (reduce_partials), or at
+ *   M <= 4 in the 8-row kernels tagged partials (reduce_last_segment);
+ * - shared: a cooperative launch's finishing contributors each add a share
+ *   (reduce_together);
+ * - head: tickets, with the column's head published as tagged words;
+ * - cluster: the blocks of a thread block cluster add them in shared
+ *   memory (add_cluster_share). */
+enum class cut_path { plain, shared, head, cluster };
 
 /* A unit: the tile (W atom columns) and the k-atom pair. The planner keeps
  * unit and atom numbers below 2^31, so they are ints here. */
@@ -794,15 +807,18 @@ __device__ __forceinline__ void reduce_share(const lutmm_cuda_gemm_params &p, in
  * rest and each add an equal share of the column, so the reduction's loads
  * spread over up to 17 multiprocessors, where a single last contributor
  * would load every partial through its own. A lane issues the loads of
- * up to 4 partials of FEW_G elements, or of 16 partials of MANY_G
- * elements, together (MB = 1 kernels hold 128 registers, so fewer). At
- * MB = 2 three elements a lane take a 12-reducer column's share at M = 16
- * (1024 elements, 86 a reducer) in one round trip, two elements in two:
- * 1-6 % faster there (H100); four or more changed the main loop's code. */
+ * up to 4 partials of FEW_G elements, of 8 of MID_G (16-row kernels) or of
+ * 16 of MANY_G together. Measured on the H100 (docs/PERF.md):
+ * - 16-row kernels: 3 elements a lane take a 12-reducer column's share at
+ *   M = 16 (1024 elements, 86 a reducer) in one round trip (2 took two:
+ *   1-6 % slower, change 73); 6 take a 7-reducer share (4096 x 14336) in
+ *   one, which made sharing pay from 6 partials (5-10 %, change 74);
+ * - 8-row kernels (128 registers at 16 warps): 2 elements of 16 partials
+ *   cost 2-7.5 % at M = 4..8 on 8192 x 8192 and 28672 x 8192. */
 template <int MB, int BITS, int W>
 __device__ void reduce_together(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
                                 int64_t last, int *ticket) {
-  constexpr int FEW_G = MB == 1 ? 4 : 8, MANY_G = MB == 1 ? 1 : MB == 2 ? 3 : 2; /* more spills or moves the main loop */
+  constexpr int FEW_G = MB == 1 ? 4 : 8, MID_G = 6, MANY_G = MB == 2 ? 3 : MB == 4 ? 2 : 1;
   const int64_t end_unit = ((int64_t)tile + 1) * p.iters;
   const int64_t reducers =
       lutmm_cuda_range_start(p.units, p.grid, last + 1) <= end_unit ? last + 1 - first : last - first;
@@ -826,13 +842,16 @@ __device__ void reduce_together(const lutmm_cuda_gemm_params &p, int tile, int w
   const int sh = (int)share, shs = (int)reducers;
   if (partials <= 4)
     reduce_share<MB, BITS, W, FEW_G, 4>(p, warp, lane, column0, slots, last, sh, shs);
+  else if (MB == 2 && partials <= 8)
+    reduce_share<MB, BITS, W, MID_G, 8>(p, warp, lane, column0, slots, last, sh, shs);
   else
     reduce_share<MB, BITS, W, MANY_G, 16>(p, warp, lane, column0, slots, last, sh, shs);
   if (lane == 0 && counted == (int)(partials + reducers) - 1) *ticket = 0;
 }
 
-/* Kernels with the shared reduction (LUTMM_SKINNY_SHARES_REDUCTION) and
- * with tagged partials (the 8-row ones: lutmm_skinny_tags_partials). */
+/* Shapes of kernel that have a cut_path::shared instantiation
+ * (LUTMM_SKINNY_SHARES_REDUCTION), and whose plain instantiation carries
+ * tagged partials (the 8-row ones: lutmm_skinny_tags_partials). */
 template <int MB, int W>
 constexpr bool SHARES_REDUCTION = LUTMM_SKINNY_SHARES_REDUCTION(MB, W);
 template <int MB>
@@ -968,7 +987,7 @@ __device__ __forceinline__ bool publish_head(const lutmm_cuda_gemm_params &p, in
 
 /* Writes a finished segment: straight to Y for a whole tile, else to the
  * block's workspace slot, and the column's last contributor reduces. */
-template <int MB, int BITS, int W, bool HEAD>
+template <int MB, int BITS, int W, cut_path CUT>
 __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c, int segment_start, int lo,
                                int warp, int lane, const float (&acc)[MB][4][4]) {
   using C = cfg<MB, BITS, W>;
@@ -983,9 +1002,10 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   }
   const int64_t slot = segment_start == lo ? 2 * (int64_t)blockIdx.x : 2 * (int64_t)blockIdx.x + 1;
   const size_t lane_offset = (size_t)warp * 64 + row0 * C::TILE_N + col;
+  constexpr bool HEAD = CUT == cut_path::head;
   if constexpr (HEAD) {
     if (publish_head<MB, BITS, W>(p, first_unit, lane_offset, row0, acc)) return;
-  } else if constexpr (TAGS_PARTIALS<MB>) {
+  } else if constexpr (TAGS_PARTIALS<MB> && CUT == cut_path::plain) {
     if (p.tag != 0) { /* published; reduced at the end of a range (reduce_last_segment) */
       uint64_t *words = p.tagged + (size_t)slot * LUTMM_SKINNY_TAGGED_ROWS * C::TILE_N + lane_offset;
       for_each_partial<MB, C::TILE_N>(p, row0, acc, [&](int at, float v) { store_tagged(words + at, p.tag, v); });
@@ -1001,8 +1021,7 @@ __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c,
   const int64_t first = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit);
   const int64_t last = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit + p.iters - 1);
   int *ticket = p.tickets + first * C::WARPS + warp;
-  if constexpr (SHARES_REDUCTION<MB, W> && !HEAD)
-    if (p.shares_reduction) return reduce_together<MB, BITS, W>(p, c.tile, warp, lane, first, last, ticket);
+  if constexpr (CUT == cut_path::shared) return reduce_together<MB, BITS, W>(p, c.tile, warp, lane, first, last, ticket);
   /* HEAD kernel: the head (if the column has one) takes no ticket */
   bool head = false;
   if constexpr (HEAD) head = lutmm_skinny_is_head(p.units, p.grid, last, first_unit + p.iters);
@@ -1312,9 +1331,11 @@ __device__ __noinline__ void add_cluster_group_share(const cluster_share a, cons
   cluster_wait();
 }
 
-template <typename T, int MB, int BITS, bool ONE_ROW, int W, bool CLUSTER, bool HEAD = false>
+template <typename T, int MB, int BITS, bool ONE_ROW, int W, cut_path CUT>
 __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
-  static_assert(!HEAD || (LUTMM_SKINNY_HAS_HEAD(MB, BITS, ONE_ROW) && !CLUSTER), "a HEAD kernel");
+  constexpr bool CLUSTER = CUT == cut_path::cluster, HEAD = CUT == cut_path::head;
+  static_assert(!HEAD || LUTMM_SKINNY_HAS_HEAD(MB, BITS, ONE_ROW), "a HEAD kernel");
+  static_assert(CUT != cut_path::shared || SHARES_REDUCTION<MB, W>, "a kernel with the shared reduction");
   using C = cfg<MB, BITS, W>;
   using R = ring<MB, BITS, ONE_ROW>;
   static_assert(!HEAD || C::ROWS * C::TILE_N <= LUTMM_SKINNY_TAGGED_PER_SM, "one head slot an SM");
@@ -1419,7 +1440,7 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
     if (column_ok) {
       /* a cluster's block holds one segment, a part of one tile */
       if constexpr (CLUSTER) put_partial_in_ring<MB, BITS, ONE_ROW>(p, smem + (ring_of<MB, BITS, ONE_ROW>(layout, warp) - base), lane, acc);
-      else finish_segment<MB, BITS, W, HEAD>(p, segment_last, segment_start, lo, warp, lane, acc);
+      else finish_segment<MB, BITS, W, CUT>(p, segment_last, segment_start, lo, warp, lane, acc);
     }
   }
   cp_async_wait(0);
@@ -1429,7 +1450,7 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
       add_cluster_group_share<MB, BITS, ONE_ROW, W>(share, {p.workspace, p.tickets, p.cluster_groups});
     else
       add_cluster_share<MB, BITS, ONE_ROW, W>(share);
-  } else if constexpr (TAGS_PARTIALS<MB> && !HEAD)
+  } else if constexpr (TAGS_PARTIALS<MB> && CUT == cut_path::plain)
     if (p.tag != 0 && lo < hi) reduce_last_segment<MB, BITS, W>(p, lo, hi, warp, lane);
 }
 

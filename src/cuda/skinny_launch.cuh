@@ -10,45 +10,51 @@ namespace lutmm_kernels {
 namespace skinny {
 
 /* The kernel with the default warp count, or with 12 where that one exists
- * and the planner chose it (lutmm_skinny_warps_for); with `head` the HEAD
- * kernel where it exists (lutmm_skinny_tags_head). */
+ * and the planner chose it (lutmm_skinny_warps_for), adding cut columns
+ * the plan's way (`cut`, never cluster here); NULL where no such kernel
+ * exists. */
 template <typename T, int MB, int BITS, bool ONE_ROW>
-const void *kernel_with_warps(int warps, bool head) {
+const void *kernel_with_warps(int warps, cut_path cut) {
+  constexpr int WARPS = LUTMM_SKINNY_WARPS(MB, BITS), MORE = LUTMM_SKINNY_MORE_WARPS;
+  if constexpr (LUTMM_SKINNY_HAS_MORE_WARPS(MB, BITS, ONE_ROW)) { /* plain only: LUTMM_SKINNY_SHARES_REDUCTION */
+    if (warps == MORE)
+      return cut == cut_path::plain ? (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, MORE, cut_path::plain> : nullptr;
+  }
+  if (warps != WARPS) return nullptr;
+  if (cut == cut_path::plain) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, WARPS, cut_path::plain>;
+  if constexpr (LUTMM_SKINNY_SHARES_REDUCTION(MB, WARPS))
+    if (cut == cut_path::shared) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, WARPS, cut_path::shared>;
   if constexpr (LUTMM_SKINNY_HAS_HEAD(MB, BITS, ONE_ROW))
-    if (head && warps == LUTMM_SKINNY_WARPS(MB, BITS))
-      return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(MB, BITS), false, true>;
-  if constexpr (LUTMM_SKINNY_HAS_MORE_WARPS(MB, BITS, ONE_ROW))
-    if (warps == LUTMM_SKINNY_MORE_WARPS)
-      return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_MORE_WARPS, false>;
-  return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(MB, BITS), false>;
+    if (cut == cut_path::head) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, WARPS, cut_path::head>;
+  return nullptr;
 }
 
 template <typename T, int MB, bool ONE_ROW>
-const void *kernel_for_bits(int bits, int warps, bool head) {
+const void *kernel_for_bits(int bits, int warps, cut_path cut) {
   switch (bits) {
-    case 1: return kernel_with_warps<T, MB, 1, ONE_ROW>(warps, head);
-    case 2: return kernel_with_warps<T, MB, 2, ONE_ROW>(warps, head);
-    case 3: return kernel_with_warps<T, MB, 3, ONE_ROW>(warps, head);
-    case 4: return kernel_with_warps<T, MB, 4, ONE_ROW>(warps, head);
-    case 5: return kernel_with_warps<T, MB, 5, ONE_ROW>(warps, head);
-    case 6: return kernel_with_warps<T, MB, 6, ONE_ROW>(warps, head);
-    case 7: return kernel_with_warps<T, MB, 7, ONE_ROW>(warps, head);
-    default: return kernel_with_warps<T, MB, 8, ONE_ROW>(warps, head);
+    case 1: return kernel_with_warps<T, MB, 1, ONE_ROW>(warps, cut);
+    case 2: return kernel_with_warps<T, MB, 2, ONE_ROW>(warps, cut);
+    case 3: return kernel_with_warps<T, MB, 3, ONE_ROW>(warps, cut);
+    case 4: return kernel_with_warps<T, MB, 4, ONE_ROW>(warps, cut);
+    case 5: return kernel_with_warps<T, MB, 5, ONE_ROW>(warps, cut);
+    case 6: return kernel_with_warps<T, MB, 6, ONE_ROW>(warps, cut);
+    case 7: return kernel_with_warps<T, MB, 7, ONE_ROW>(warps, cut);
+    default: return kernel_with_warps<T, MB, 8, ONE_ROW>(warps, cut);
   }
 }
 
 /* ONE_ROW: every atom lies in one scale group (the usual group sizes, 64
  * and up), the instantiation without per-slab scale changes. */
 template <typename T, bool ONE_ROW>
-const void *kernel_for_rows(int mb, int bits, int warps, bool head) {
+const void *kernel_for_rows(int mb, int bits, int warps, cut_path cut) {
   switch (mb) {
-    case 1: return kernel_for_bits<T, 1, ONE_ROW>(bits, warps, head);
-    case 2: return kernel_for_bits<T, 2, ONE_ROW>(bits, warps, head);
-    case 4: return kernel_for_bits<T, 4, ONE_ROW>(bits, warps, false);
+    case 1: return kernel_for_bits<T, 1, ONE_ROW>(bits, warps, cut);
+    case 2: return kernel_for_bits<T, 2, ONE_ROW>(bits, warps, cut);
+    case 4: return kernel_for_bits<T, 4, ONE_ROW>(bits, warps, cut);
     default:
       /* 64 rows only with one-row scales: with per-slab scales those kernels
        * spill 0.3-0.5 KiB at 255 registers, so the planner takes 32 rows. */
-      if constexpr (ONE_ROW) return kernel_for_bits<T, 8, true>(bits, warps, false);
+      if constexpr (ONE_ROW) return kernel_for_bits<T, 8, true>(bits, warps, cut);
       else return nullptr;
   }
 }
@@ -59,7 +65,7 @@ const void *kernel_for_rows(int mb, int bits, int warps, bool head) {
 template <typename T, int MB, int BITS, bool ONE_ROW>
 const void *cluster_kernel() {
   if constexpr (LUTMM_SKINNY_CLUSTER_HOLDS(MB, BITS, ONE_ROW))
-    return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(MB, BITS), true>;
+    return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(MB, BITS), cut_path::cluster>;
   else return nullptr;
 }
 
@@ -83,8 +89,13 @@ const void *cluster_kernel_for(int mb, int bits, int one_row) {
 }
 
 template <typename T>
-const void *kernel_for(int mb, int bits, int one_row, int warps, bool head) {
-  return one_row ? kernel_for_rows<T, true>(mb, bits, warps, head) : kernel_for_rows<T, false>(mb, bits, warps, head);
+const void *kernel_for(int mb, int bits, int one_row, int warps, cut_path cut) {
+  return one_row ? kernel_for_rows<T, true>(mb, bits, warps, cut) : kernel_for_rows<T, false>(mb, bits, warps, cut);
+}
+
+/* The way a plan's launch adds its cut columns (clusters aside). */
+inline cut_path cut_path_of(const lutmm_cuda_gemm_params *p) {
+  return p->tags_head ? cut_path::head : p->shares_reduction ? cut_path::shared : cut_path::plain;
 }
 
 /* A cluster launch: `ways` blocks a cluster, never cooperative. */
@@ -105,7 +116,8 @@ template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base) {
   const size_t smem = lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group, p->warps);
   if (p->cluster_ways > 1) return launch_clusters<T>(stream, p, smem);
-  const void *kernel = kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps, p->tags_head != 0);
+  const void *kernel = kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps, cut_path_of(p));
+  if (kernel == nullptr) return cudaErrorInvalidValue;
   const dim3 grid((unsigned)p->grid), block(32 * (unsigned)p->warps);
   void *args[] = {(void *)p};
   if (p->cooperative) return cudaLaunchCooperativeKernel(kernel, grid, block, args, smem, stream);
@@ -126,9 +138,10 @@ cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
           const int warps = more ? LUTMM_SKINNY_MORE_WARPS : lutmm_skinny_warps(mbs[i], bits);
           const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, mbs[i], one_row, warps);
           if (bytes > limit) continue;
-          for (int head = 0; head <= LUTMM_SKINNY_HAS_HEAD(mbs[i], bits, one_row); head++) { /* and the HEAD one */
-            cudaError_t err = cudaFuncSetAttribute(kernel_for<T>(mbs[i], bits, one_row, warps, head != 0),
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+          for (cut_path cut : {cut_path::plain, cut_path::shared, cut_path::head}) {
+            const void *kernel = kernel_for<T>(mbs[i], bits, one_row, warps, cut);
+            if (kernel == nullptr) continue; /* no such kernel */
+            const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
             if (err != cudaSuccess) return err;
           }
         }

@@ -343,7 +343,8 @@ static void tagged_partials(harness *h) {
  * each column about 9 ways (4096 x 14336 on 132 SMs, the benchmark shape
  * the rule was measured on). Every case must plan the shared path; two
  * general ones must give the ticket path's bits (cooperative launches off),
- * and a third the 16-row kernel's, M = 16, whose loads differ. */
+ * and a third the 16-row kernel's, M = 16, whose loads differ. The 16-row
+ * kernels share from 6 partials: their band below. */
 static void shared_reduction_band(harness *h) {
   lutmm_cuda_state *s = cooperative_state(h, "shared_reduction_band");
   if (s == NULL) return;
@@ -367,6 +368,23 @@ static void shared_reduction_band(harness *h) {
   gemm_case wide = {3, 16, 4096, 1000, 64, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 0, 0, 0,
                     harness_next(&rng)};
   same_bits_as_plain(h, s, wide, PATH_SHARED);
+  /* the 16-row kernels' band (change 74): M = 9..16 over one 768-column
+   * tile per 7 SMs, about 7 partials a column (4096 x 14336 on 132 SMs),
+   * which their shares load 8 partials of 6 elements a lane at a time */
+  const int64_t n16 = 768 * (s->sm_count / 7 > 0 ? s->sm_count / 7 : 1);
+  for (int64_t m = 9; m <= 16; m += m == 9 ? 3 : 4) /* 9, 12, 16 */
+    for (int bits = 2; bits <= 8; bits += bits == 4 ? 4 : 2) { /* 2, 4, 8 */
+      gemm_case c = {bits, m, 4096, n16, m == 12 ? 64 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1,
+                     0, 0, harness_next(&rng)};
+      c.x_dtype = (m + bits) % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+      run_planned(h, s, c, PATH_SHARED, 1, "shared_reduction_band");
+    }
+  for (int64_t m = 12; m <= 16; m += 4) {
+    gemm_case c = {m == 12 ? 3 : 4, m, 4096, n16, m == 12 ? 64 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
+    c.x_dtype = m == 16 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+    same_bits_as_plain(h, s, c, PATH_SHARED);
+  }
   clusters_back(h, &saved);
 }
 

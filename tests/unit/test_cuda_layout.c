@@ -246,7 +246,12 @@ static void reduction_rule(void) {
   CHECK(!lutmm_skinny_reduces_together(1, 16, 5, 64, 7, 64));     /* 7 */
   CHECK(!lutmm_skinny_reduces_together(1, 16, 8, 64, 132, 1792)); /* 8192 x 28672: ~5 */
   CHECK(!lutmm_skinny_reduces_together(1, 16, 4, 32, 132, 448));  /* M = 4 keeps the 12-partial rule */
-  CHECK(!lutmm_skinny_reduces_together(2, 12, 16, 64, 8, 64));    /* the 16-row kernel at 8 too */
+  /* M = 9..16 (the 16-row kernels): from 6 partials a column */
+  CHECK(lutmm_skinny_reduces_together(2, 12, 16, 32, 132, 608));   /* 4096 x 14336 on 132 SMs: ~7 */
+  CHECK(lutmm_skinny_reduces_together(2, 12, 9, 64, 6, 64));       /* exactly 6 */
+  CHECK(!lutmm_skinny_reduces_together(2, 12, 16, 64, 5, 64));     /* 5 */
+  CHECK(!lutmm_skinny_reduces_together(2, 12, 16, 64, 132, 2432)); /* 8192 x 28672: ~3.5 */
+  CHECK(!lutmm_skinny_reduces_together(1, 16, 8, 64, 7, 64));      /* the 8-row kernels keep 8 */
   CHECK(!lutmm_skinny_reduces_together(4, LUTMM_SKINNY_MORE_WARPS, 32, 32, 32, 64)); /* 12-warp 32-row kernels */
   CHECK(!lutmm_skinny_reduces_together(8, 8, 64, 32, 32, 64));                       /* 64-row kernels */
 }
