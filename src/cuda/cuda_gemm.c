@@ -183,7 +183,7 @@ static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64
   /* Cooperative paths only on a grid the SMs hold: never the small
    * workspace's one block a tile past them. */
   const int resident = cooperative && s->cooperative && p->grid <= s->sm_count;
-  p->shares_reduction = resident && lutmm_skinny_reduces_together(p->mb, p->warps, m, p->iters, p->grid, p->units);
+  p->shares_reduction = resident && lutmm_skinny_reduces_together(p->mb, m, p->iters, p->grid, p->units);
   /* M <= 4 and at most 8 partials a column: never a shared reduction
    * (12 or more partials at M <= 4, 8 or more only at M = 5..8).
    * Not in a graph: a replay would reuse the captured tag (asked last, as

@@ -413,10 +413,10 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
 
 /* Skinny kernels that can share a cut column's reduction among its
  * finishing contributors (cooperative launches; kernels of their own,
- * cut_path::shared): not the 64-row ones, whose registers it would spill,
- * nor the 12-warp 32-row ones, whose main loop compiled 5-6 % slower with
- * it (8192 x 28672, M = 32, H100; measured when it shared their code). */
-#define LUTMM_SKINNY_SHARES_REDUCTION(mb, warps) ((mb) <= 4 && !((mb) == 4 && (warps) == LUTMM_SKINNY_MORE_WARPS))
+ * cut_path::shared): not the 64-row ones, whose registers it would spill.
+ * The 12-warp 32-row kernels, whose main loop compiled 5-6 % slower while
+ * that code was part of it, share since change 75. */
+#define LUTMM_SKINNY_SHARES_REDUCTION(mb) ((mb) <= 4)
 
 /* Whether a skinny launch of `m` rows, `units` units of `iters` each over
  * `grid` blocks, reduces its cut columns together (cooperative launch, on a
@@ -436,10 +436,10 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
  *   median shared (0.4-11.8 %) once those kernels' share took up to 8
  *   partials of 6 elements a lane in one round trip (change 74);
  *   8192 x 28672 (about 3.5) was 1-5 % slower shared from 3 partials. */
-LUTMM_HD static inline int lutmm_skinny_reduces_together(int mb, int warps, int64_t m, int64_t iters, int64_t grid,
+LUTMM_HD static inline int lutmm_skinny_reduces_together(int mb, int64_t m, int64_t iters, int64_t grid,
                                                          int64_t units) {
   const int64_t cut = iters * grid; /* units × partials a column */
-  return LUTMM_SKINNY_SHARES_REDUCTION(mb, warps) && m >= 3 &&
+  return LUTMM_SKINNY_SHARES_REDUCTION(mb) && m >= 3 &&
          (cut >= 12 * units || (mb == 1 && m >= 5 && cut >= 8 * units) || (mb == 2 && cut >= 6 * units));
 }
 

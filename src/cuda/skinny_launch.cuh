@@ -16,13 +16,16 @@ namespace skinny {
 template <typename T, int MB, int BITS, bool ONE_ROW>
 const void *kernel_with_warps(int warps, cut_path cut) {
   constexpr int WARPS = LUTMM_SKINNY_WARPS(MB, BITS), MORE = LUTMM_SKINNY_MORE_WARPS;
-  if constexpr (LUTMM_SKINNY_HAS_MORE_WARPS(MB, BITS, ONE_ROW)) { /* plain only: LUTMM_SKINNY_SHARES_REDUCTION */
-    if (warps == MORE)
-      return cut == cut_path::plain ? (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, MORE, cut_path::plain> : nullptr;
+  if constexpr (LUTMM_SKINNY_HAS_MORE_WARPS(MB, BITS, ONE_ROW)) { /* 32 rows: plain or shared */
+    if (warps == MORE) {
+      if (cut == cut_path::plain) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, MORE, cut_path::plain>;
+      if (cut == cut_path::shared) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, MORE, cut_path::shared>;
+      return nullptr;
+    }
   }
   if (warps != WARPS) return nullptr;
   if (cut == cut_path::plain) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, WARPS, cut_path::plain>;
-  if constexpr (LUTMM_SKINNY_SHARES_REDUCTION(MB, WARPS))
+  if constexpr (LUTMM_SKINNY_SHARES_REDUCTION(MB))
     if (cut == cut_path::shared) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, WARPS, cut_path::shared>;
   if constexpr (LUTMM_SKINNY_HAS_HEAD(MB, BITS, ONE_ROW))
     if (cut == cut_path::head) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, WARPS, cut_path::head>;

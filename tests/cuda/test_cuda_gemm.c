@@ -385,6 +385,18 @@ static void shared_reduction_band(harness *h) {
     c.x_dtype = m == 16 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     same_bits_as_plain(h, s, c, PATH_SHARED);
   }
+  /* the 12-warp 32-row kernels (change 75): K = 20480 over one 768-column
+   * tile per 12 SMs, enough atoms for 12 warps (lutmm_skinny_warps_for) and
+   * 12 partials a column (28672 x 8192 on 132 SMs) */
+  const int64_t n32 = 768 * (s->sm_count / 12 > 0 ? s->sm_count / 12 : 1);
+  gemm_case deep = {4, 32, 20480, n32, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0,
+                    harness_next(&rng)};
+  run_planned(h, s, deep, PATH_SHARED, 1, "shared_reduction_band");
+  deep.bits = 2;
+  deep.m = 24;
+  deep.exact = 0;
+  deep.x_dtype = LUTMM_DTYPE_BF16;
+  same_bits_as_plain(h, s, deep, PATH_SHARED);
   clusters_back(h, &saved);
 }
 

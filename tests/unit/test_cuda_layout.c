@@ -234,26 +234,26 @@ static void stream_k_ranges(void) {
  * blocks a tile on any device of 32 or more SMs): that group reaches the
  * shared path at every M it runs. */
 static void reduction_rule(void) {
-  CHECK(lutmm_skinny_reduces_together(1, 16, 3, 32, 16, 32));  /* M = 3 and 8: 1 tile, 16 partials */
-  CHECK(lutmm_skinny_reduces_together(2, 12, 16, 32, 32, 64)); /* M = 16: 2 tiles */
-  CHECK(lutmm_skinny_reduces_together(4, 8, 32, 32, 32, 64)); /* M = 32, 8 warps */
-  CHECK(!lutmm_skinny_reduces_together(1, 16, 2, 32, 16, 32)); /* M <= 2: the last contributor */
-  CHECK(lutmm_skinny_reduces_together(1, 16, 3, 64, 12, 64));   /* exactly 12 partials a column */
-  CHECK(!lutmm_skinny_reduces_together(1, 16, 3, 64, 11, 64));  /* 11 */
+  CHECK(lutmm_skinny_reduces_together(1, 3, 32, 16, 32));  /* M = 3 and 8: 1 tile, 16 partials */
+  CHECK(lutmm_skinny_reduces_together(2, 16, 32, 32, 64)); /* M = 16: 2 tiles */
+  CHECK(lutmm_skinny_reduces_together(4, 32, 32, 32, 64)); /* M = 32 */
+  CHECK(!lutmm_skinny_reduces_together(1, 2, 32, 16, 32)); /* M <= 2: the last contributor */
+  CHECK(lutmm_skinny_reduces_together(1, 3, 64, 12, 64));   /* exactly 12 partials a column */
+  CHECK(!lutmm_skinny_reduces_together(1, 3, 64, 11, 64));  /* 11 */
   /* M = 5..8 of the 8-row kernels: from 8 partials a column */
-  CHECK(lutmm_skinny_reduces_together(1, 16, 8, 32, 132, 448));   /* 4096 x 14336 on 132 SMs: ~9 */
-  CHECK(lutmm_skinny_reduces_together(1, 16, 5, 64, 8, 64));      /* exactly 8 */
-  CHECK(!lutmm_skinny_reduces_together(1, 16, 5, 64, 7, 64));     /* 7 */
-  CHECK(!lutmm_skinny_reduces_together(1, 16, 8, 64, 132, 1792)); /* 8192 x 28672: ~5 */
-  CHECK(!lutmm_skinny_reduces_together(1, 16, 4, 32, 132, 448));  /* M = 4 keeps the 12-partial rule */
+  CHECK(lutmm_skinny_reduces_together(1, 8, 32, 132, 448));   /* 4096 x 14336 on 132 SMs: ~9 */
+  CHECK(lutmm_skinny_reduces_together(1, 5, 64, 8, 64));      /* exactly 8 */
+  CHECK(!lutmm_skinny_reduces_together(1, 5, 64, 7, 64));     /* 7 */
+  CHECK(!lutmm_skinny_reduces_together(1, 8, 64, 132, 1792)); /* 8192 x 28672: ~5 */
+  CHECK(!lutmm_skinny_reduces_together(1, 4, 32, 132, 448));  /* M = 4 keeps the 12-partial rule */
   /* M = 9..16 (the 16-row kernels): from 6 partials a column */
-  CHECK(lutmm_skinny_reduces_together(2, 12, 16, 32, 132, 608));   /* 4096 x 14336 on 132 SMs: ~7 */
-  CHECK(lutmm_skinny_reduces_together(2, 12, 9, 64, 6, 64));       /* exactly 6 */
-  CHECK(!lutmm_skinny_reduces_together(2, 12, 16, 64, 5, 64));     /* 5 */
-  CHECK(!lutmm_skinny_reduces_together(2, 12, 16, 64, 132, 2432)); /* 8192 x 28672: ~3.5 */
-  CHECK(!lutmm_skinny_reduces_together(1, 16, 8, 64, 7, 64));      /* the 8-row kernels keep 8 */
-  CHECK(!lutmm_skinny_reduces_together(4, LUTMM_SKINNY_MORE_WARPS, 32, 32, 32, 64)); /* 12-warp 32-row kernels */
-  CHECK(!lutmm_skinny_reduces_together(8, 8, 64, 32, 32, 64));                       /* 64-row kernels */
+  CHECK(lutmm_skinny_reduces_together(2, 16, 32, 132, 608));   /* 4096 x 14336 on 132 SMs: ~7 */
+  CHECK(lutmm_skinny_reduces_together(2, 9, 64, 6, 64));       /* exactly 6 */
+  CHECK(!lutmm_skinny_reduces_together(2, 16, 64, 5, 64));     /* 5 */
+  CHECK(!lutmm_skinny_reduces_together(2, 16, 64, 132, 2432)); /* 8192 x 28672: ~3.5 */
+  CHECK(!lutmm_skinny_reduces_together(1, 8, 64, 7, 64));      /* the 8-row kernels keep 8 */
+  CHECK(lutmm_skinny_reduces_together(4, 32, 224, 132, 2464)); /* 28672 x 8192, 12 warps: 12 */
+  CHECK(!lutmm_skinny_reduces_together(8, 64, 32, 32, 64));     /* 64-row kernels */
 }
 
 /* The tagged-partial rule at its edges: 8-row kernels, M <= 4, at most 8
@@ -268,7 +268,7 @@ static void tags_rule(void) {
   for (int64_t m = 1; m <= 8; m++)
     for (int64_t grid = 1; grid <= 40; grid++)
       CHECK(!(lutmm_skinny_tags_partials(1, m, 32, grid, 64) &&
-              lutmm_skinny_reduces_together(1, 16, m, 32, grid, 64)));
+              lutmm_skinny_reduces_together(1, m, 32, grid, 64)));
 }
 
 /* The HEAD kernels' rule (lutmm_skinny_tags_head): the 8- and 16-row
