@@ -814,7 +814,7 @@ __device__ __forceinline__ void reduce_share(const lutmm_cuda_gemm_params &p, in
  *   1-6 % slower, change 73); 6 take a 7-reducer share (4096 x 14336) in
  *   one, which made sharing pay from 6 partials (5-10 %, change 74);
  * - 8-row kernels (128 registers at 16 warps): 2 elements of 16 partials
- *   cost 2-7.5 % at M = 4..8 on 8192 x 8192 and 28672 x 8192. */
+ *   cost 1-7.5 % at M = 4..8 on 8192 x 8192 and 28672 x 8192. */
 template <int MB, int BITS, int W>
 __device__ void reduce_together(const lutmm_cuda_gemm_params &p, int tile, int warp, int lane, int64_t first,
                                 int64_t last, int *ticket) {
