@@ -849,11 +849,8 @@ __device__ void reduce_together(const lutmm_cuda_gemm_params &p, int tile, int w
   if (lane == 0 && counted == (int)(partials + reducers) - 1) *ticket = 0;
 }
 
-/* Shapes of kernel that have a cut_path::shared instantiation
- * (LUTMM_SKINNY_SHARES_REDUCTION), and whose plain instantiation carries
- * tagged partials (the 8-row ones: lutmm_skinny_tags_partials). */
-template <int MB>
-constexpr bool SHARES_REDUCTION = LUTMM_SKINNY_SHARES_REDUCTION(MB);
+/* Kernels whose plain instantiation carries tagged partials (the 8-row
+ * ones: lutmm_skinny_tags_partials). */
 template <int MB>
 constexpr bool TAGS_PARTIALS = MB == 1;
 
@@ -986,7 +983,8 @@ __device__ __forceinline__ bool publish_head(const lutmm_cuda_gemm_params &p, in
 }
 
 /* Writes a finished segment: straight to Y for a whole tile, else to the
- * block's workspace slot, and the column's last contributor reduces. */
+ * block's workspace slot, and the column's last contributor reduces (in
+ * the shared kernels its finishing contributors: reduce_together). */
 template <int MB, int BITS, int W, cut_path CUT>
 __device__ void finish_segment(const lutmm_cuda_gemm_params &p, const cursor &c, int segment_start, int lo,
                                int warp, int lane, const float (&acc)[MB][4][4]) {
@@ -1335,7 +1333,7 @@ template <typename T, int MB, int BITS, bool ONE_ROW, int W, cut_path CUT>
 __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
   constexpr bool CLUSTER = CUT == cut_path::cluster, HEAD = CUT == cut_path::head;
   static_assert(!HEAD || LUTMM_SKINNY_HAS_HEAD(MB, BITS, ONE_ROW), "a HEAD kernel");
-  static_assert(CUT != cut_path::shared || SHARES_REDUCTION<MB>, "a kernel with the shared reduction");
+  static_assert(CUT != cut_path::shared || LUTMM_SKINNY_SHARES_REDUCTION(MB), "a kernel with the shared reduction");
   using C = cfg<MB, BITS, W>;
   using R = ring<MB, BITS, ONE_ROW>;
   static_assert(!HEAD || C::ROWS * C::TILE_N <= LUTMM_SKINNY_TAGGED_PER_SM, "one head slot an SM");

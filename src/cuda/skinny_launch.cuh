@@ -9,27 +9,27 @@
 namespace lutmm_kernels {
 namespace skinny {
 
+/* The W-warp kernel adding cut columns the plan's way (`cut`, never
+ * cluster here); NULL where no such kernel exists. */
+template <typename T, int MB, int BITS, bool ONE_ROW, int W>
+const void *kernel_cutting(cut_path cut) {
+  if (cut == cut_path::plain) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, W, cut_path::plain>;
+  if constexpr (LUTMM_SKINNY_SHARES_REDUCTION(MB))
+    if (cut == cut_path::shared) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, W, cut_path::shared>;
+  if constexpr (LUTMM_SKINNY_HAS_HEAD(MB, BITS, ONE_ROW) && W == LUTMM_SKINNY_WARPS(MB, BITS))
+    if (cut == cut_path::head) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, W, cut_path::head>;
+  return nullptr;
+}
+
 /* The kernel with the default warp count, or with 12 where that one exists
- * and the planner chose it (lutmm_skinny_warps_for), adding cut columns
- * the plan's way (`cut`, never cluster here); NULL where no such kernel
- * exists. */
+ * and the planner chose it (lutmm_skinny_warps_for). */
 template <typename T, int MB, int BITS, bool ONE_ROW>
 const void *kernel_with_warps(int warps, cut_path cut) {
-  constexpr int WARPS = LUTMM_SKINNY_WARPS(MB, BITS), MORE = LUTMM_SKINNY_MORE_WARPS;
-  if constexpr (LUTMM_SKINNY_HAS_MORE_WARPS(MB, BITS, ONE_ROW)) { /* 32 rows: plain or shared */
-    if (warps == MORE) {
-      if (cut == cut_path::plain) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, MORE, cut_path::plain>;
-      if (cut == cut_path::shared) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, MORE, cut_path::shared>;
-      return nullptr;
-    }
-  }
-  if (warps != WARPS) return nullptr;
-  if (cut == cut_path::plain) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, WARPS, cut_path::plain>;
-  if constexpr (LUTMM_SKINNY_SHARES_REDUCTION(MB))
-    if (cut == cut_path::shared) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, WARPS, cut_path::shared>;
-  if constexpr (LUTMM_SKINNY_HAS_HEAD(MB, BITS, ONE_ROW))
-    if (cut == cut_path::head) return (const void *)skinny_kernel<T, MB, BITS, ONE_ROW, WARPS, cut_path::head>;
-  return nullptr;
+  if constexpr (LUTMM_SKINNY_HAS_MORE_WARPS(MB, BITS, ONE_ROW))
+    if (warps == LUTMM_SKINNY_MORE_WARPS)
+      return kernel_cutting<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_MORE_WARPS>(cut);
+  if (warps != LUTMM_SKINNY_WARPS(MB, BITS)) return nullptr;
+  return kernel_cutting<T, MB, BITS, ONE_ROW, LUTMM_SKINNY_WARPS(MB, BITS)>(cut);
 }
 
 template <typename T, int MB, bool ONE_ROW>
