@@ -22,12 +22,16 @@ static size_t default_workspace_bytes(int sm_count) {
 /* Cooperative skinny launches (every block resident: cut columns reduced
  * by all their finishing contributors, docs/HEURISTICS.md) where the device
  * has them; LUTMM_CUDA_COOPERATIVE=0 keeps the plain launches, whose cut
- * columns are reduced by their last contributor alone. */
+ * columns are reduced by their last contributor alone. The column-stream
+ * kernel at M = 1 needs them too. */
 static cudaError_t read_cooperative(lutmm_cuda_state *s) {
   int supported = 0;
   const cudaError_t err = cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, s->device);
   const char *env = getenv("LUTMM_CUDA_COOPERATIVE");
   s->cooperative = err == cudaSuccess && supported && !(env != NULL && strcmp(env, "0") == 0);
+  /* LUTMM_CUDA_COLUMN_STREAM=0 leaves M = 1 to the skinny kernel */
+  const char *column = getenv("LUTMM_CUDA_COLUMN_STREAM");
+  s->column_stream = !(column != NULL && strcmp(column, "0") == 0);
   return err;
 }
 

@@ -141,6 +141,42 @@ static int stream_capturing(const lutmm_cuda_state *s) {
   return cudaStreamIsCapturing(s->stream, &status) != cudaSuccess || status != cudaStreamCaptureStatusNone;
 }
 
+/* M = 1 as the column-stream kernel (column_kernel.cuh): units column
+ * after column, a block's range one run of the packed planes, on a grid
+ * of every SM; a cut column's first block adds the others' tagged parts
+ * at the end of its range, so only where tags can be used: a cooperative
+ * grid the SMs hold, not in a graph (docs/HEURISTICS.md). */
+static int plan_column_stream(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int cooperative,
+                              lutmm_cuda_gemm_params *p) {
+  const lutmm_geometry *g = &w->geom;
+  const int warps = lutmm_skinny_warps(1, w->params.bits);
+  const int64_t iters = (g->k_atoms + 1) / 2, units = g->n_atoms * iters;
+  const int64_t grid = units < s->sm_count ? units : s->sm_count;
+  if (m != 1 || !cooperative || !s->cooperative || !s->column_stream || !lutmm_column_stream_fits(g->k_atoms, warps) ||
+      !lutmm_column_stream_pays(w->params.bits, p->atom_one_group, g->n_atoms, s->sm_count) ||
+      (size_t)grid * 64 > s->tagged_words || stream_capturing(s))
+    return 0;
+  p->mb = 1;
+  p->warps = warps;
+  p->tile_m = 8;
+  p->tile_n = 64;
+  p->m_tiles = 1;
+  p->n_tiles = g->n_atoms;
+  p->iters = iters;
+  p->units = units;
+  p->grid = (int)grid;
+  p->workspace = s->workspace;
+  p->tickets = s->tickets;
+  p->cluster_ways = 0;
+  p->cluster_groups = 0;
+  p->shares_reduction = 0;
+  p->tags_head = 0;
+  p->tagged = s->tagged;
+  p->cooperative = 1;
+  p->column_stream = 1;
+  return 1;
+}
+
 /* The skinny kernel (one launch per `m` <= 64 rows, every code width): X
  * in m8 blocks, one tile of W atom columns per unit row, two k-atoms per
  * unit, a Stream-K grid of lutmm_skinny_grid blocks, or (where `clusters`
@@ -151,6 +187,8 @@ static int stream_capturing(const lutmm_cuda_state *s) {
 static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int clusters,
                         int cooperative, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
+  p->column_stream = 0;
+  if (plan_column_stream(s, w, m, cooperative, p)) return;
   p->mb = lutmm_skinny_mb(m);
   const int warps = skinny_warps(s, w, p->mb, p);
   p->warps = warps;
@@ -311,6 +349,7 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
     s->last_skinny_shared = p->shares_reduction;
     s->last_skinny_head = p->tags_head;
     s->last_skinny_cooperative = p->cooperative;
+    s->last_skinny_column = p->column_stream;
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;

@@ -69,6 +69,8 @@ typedef struct lutmm_cuda_gemm_params {
   uint32_t tag;       /* skinny kernel, cooperative: this launch's tag, or 0 for ticket-counted fp32 partials */
   float table[256];
   lutmm_tensor_map x_map; /* wide kernel, when x_tma: X as 64 k × tile_m row boxes, 128-byte swizzle */
+  int column_stream;  /* skinny kernel (host: picks column_kernel): M = 1, units column after column, cut
+                         columns by tagged parts (plan_column_stream) */
 } lutmm_cuda_gemm_params;
 
 LUTMM_HD static inline int lutmm_cuda_nwn(int mf) { return mf; }
@@ -409,6 +411,30 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
   l.above = l.table + LUTMM_SKINNY_TABLE_BYTES;
   l.end = l.above + (warps - l.gap_warps) * per_warp;
   return l;
+}
+
+/* The column-stream kernel (column_kernel.cuh, M = 1) keeps X's one row
+ * whole in the skinny layout's X region, 128 bytes a k-atom, and behind it
+ * two sets of its warps' 64 sums: K up to 14336 with 16 warps. */
+LUTMM_HD static inline int lutmm_column_stream_fits(int64_t k_atoms, int warps) {
+  const int64_t region = 2 * (int64_t)lutmm_skinny_chunk(1) * 8 * LUTMM_SKINNY_X_ROW_BYTES;
+  return k_atoms * 128 + 2 * (int64_t)warps * 64 * 4 <= region;
+}
+
+/* Where the column-stream kernel takes M = 1 (same-run pairs on the H100,
+ * docs/PERF.md, change 76): codes of 4 bits and up with one-row scales on
+ * every benchmark shape it fits (-3 to -18 %: the block's one run of the
+ * planes and a cut column's one round trip at the end; NF4 g128 on 8192 x
+ * 28672 went from 49.2 to 46.2 us); codes of up to 6 bits with any scales
+ * where W has 32 atom columns or more but at most half as many as the SMs
+ * (4096 x 4096, 14336 x 4096: -3 to -16 %). On wider W, codes of 1..3 bits
+ * and per-slab scales ran 2-12 % slower: their issue-bound warps wait at
+ * each column's barrier for the warp with one unit more. The 12-warp
+ * blocks of 7- and 8-bit codes with per-slab scales ran 9-10 % slower on
+ * 4096 x 4096 (about 1.3 units a warp), though 5-9 % faster on 14336 x
+ * 4096. */
+LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64_t n_atoms, int sm_count) {
+  return (one_row && bits >= 4) || (bits <= 6 && n_atoms >= 32 && 2 * n_atoms <= sm_count);
 }
 
 /* Skinny kernels that can share a cut column's reduction among its

@@ -4,6 +4,7 @@
 #ifndef LUTMM_CUDA_SKINNY_LAUNCH_CUH
 #define LUTMM_CUDA_SKINNY_LAUNCH_CUH
 
+#include "column_kernel.cuh"
 #include "skinny_kernel.cuh"
 
 namespace lutmm_kernels {
@@ -96,6 +97,27 @@ const void *kernel_for(int mb, int bits, int one_row, int warps, cut_path cut) {
   return one_row ? kernel_for_rows<T, true>(mb, bits, warps, cut) : kernel_for_rows<T, false>(mb, bits, warps, cut);
 }
 
+/* The column-stream kernel of a code width (M = 1, the default warp count). */
+template <typename T, int BITS>
+const void *column_kernel_for(int one_row) {
+  constexpr int W = LUTMM_SKINNY_WARPS(1, BITS);
+  return one_row ? (const void *)column_kernel<T, BITS, true, W> : (const void *)column_kernel<T, BITS, false, W>;
+}
+
+template <typename T>
+const void *column_kernel_for(int bits, int one_row) {
+  switch (bits) {
+    case 1: return column_kernel_for<T, 1>(one_row);
+    case 2: return column_kernel_for<T, 2>(one_row);
+    case 3: return column_kernel_for<T, 3>(one_row);
+    case 4: return column_kernel_for<T, 4>(one_row);
+    case 5: return column_kernel_for<T, 5>(one_row);
+    case 6: return column_kernel_for<T, 6>(one_row);
+    case 7: return column_kernel_for<T, 7>(one_row);
+    default: return column_kernel_for<T, 8>(one_row);
+  }
+}
+
 /* The way a plan's launch adds its cut columns (clusters aside). */
 inline cut_path cut_path_of(const lutmm_cuda_gemm_params *p) {
   return p->tags_head ? cut_path::head : p->shares_reduction ? cut_path::shared : cut_path::plain;
@@ -119,7 +141,8 @@ template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base) {
   const size_t smem = lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group, p->warps);
   if (p->cluster_ways > 1) return launch_clusters<T>(stream, p, smem);
-  const void *kernel = kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps, cut_path_of(p));
+  const void *kernel = p->column_stream ? column_kernel_for<T>(p->bits, p->atom_one_group)
+                                        : kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps, cut_path_of(p));
   if (kernel == nullptr) return cudaErrorInvalidValue;
   const dim3 grid((unsigned)p->grid), block(32 * (unsigned)p->warps);
   void *args[] = {(void *)p};
@@ -148,6 +171,14 @@ cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
             if (err != cudaSuccess) return err;
           }
         }
+  for (int bits = 1; bits <= 8; bits++) /* the column-stream kernels: M = 1 */
+    for (int one_row = 0; one_row < 2; one_row++) {
+      const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, 1, one_row, lutmm_skinny_warps(1, bits));
+      if (bytes > limit) continue;
+      const cudaError_t err =
+          cudaFuncSetAttribute(column_kernel_for<T>(bits, one_row), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+      if (err != cudaSuccess) return err;
+    }
   for (int mb = 1; mb <= 2; mb++) /* the CLUSTER kernels: M <= 16 */
     for (int bits = 1; bits <= 8; bits++)
       for (int one_row = 0; one_row < 2; one_row++) {

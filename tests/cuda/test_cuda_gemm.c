@@ -24,6 +24,7 @@
 #include "cuda_harness.h"
 #include "cuda_state.h"
 #include "lutmm_cuda.h"
+#include "numeric.h"
 
 static const int64_t kM[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 32, 33, 64, 127, 128, 255, 256, 1000};
 /* Tile widths are 64, 128 and 256 columns; k-iterations span 64, 128, 256 rows. */
@@ -53,21 +54,37 @@ static void run_exact_and_bound(harness *h, gemm_case c) {
 
 /* The device's skinny cluster counts put aside, so that a group tests the
  * launches without clusters (lutmm_skinny_cluster_ways then says 0), and
- * put back. */
+ * put back; the column-stream kernel too, which would take their M = 1
+ * cases (the group column_stream tests it). */
 typedef struct saved_clusters {
   int count[LUTMM_SKINNY_MAX_CLUSTER + 1];
+  int column_stream;
 } saved_clusters;
+
+/* The column-stream kernel put aside, where a group tests the paths it
+ * would take M = 1 from, and put back. */
+static int column_stream_off(harness *h) {
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  const int was = s->column_stream;
+  s->column_stream = 0;
+  return was;
+}
+
+static void column_stream_back(harness *h, int was) { lutmm_cuda_state_of(h->cuda)->column_stream = was; }
 
 static saved_clusters clusters_off(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   saved_clusters saved;
   memcpy(saved.count, s->skinny_clusters, sizeof saved.count);
   memset(s->skinny_clusters, 0, sizeof saved.count);
+  saved.column_stream = column_stream_off(h);
   return saved;
 }
 
 static void clusters_back(harness *h, const saved_clusters *saved) {
-  memcpy(lutmm_cuda_state_of(h->cuda)->skinny_clusters, saved->count, sizeof saved->count);
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  memcpy(s->skinny_clusters, saved->count, sizeof saved->count);
+  column_stream_back(h, saved->column_stream);
 }
 
 /* The shape grid: each (M, bits, dtype) takes a different (N, K, group). */
@@ -247,7 +264,7 @@ static const char *const kPathNames[] = {"tagged", "head", "shared"};
 /* Whether the last call planned `path`; a tagged launch is one that took
  * a launch tag after `tag_before` without the HEAD kernel. */
 static int planned(const lutmm_cuda_state *s, cooperative_path path, uint32_t tag_before) {
-  if (path == PATH_TAGGED) return s->last_tag != tag_before && !s->last_skinny_head;
+  if (path == PATH_TAGGED) return s->last_tag != tag_before && !s->last_skinny_head && !s->last_skinny_column;
   return path == PATH_HEAD ? s->last_skinny_head : s->last_skinny_shared;
 }
 
@@ -285,7 +302,7 @@ static int ran_plain(const lutmm_cuda_state *s) {
  * order. The first run must have planned `path`, or, where the state's
  * fault refuses cooperative launches, gone again plain. */
 static void same_bits_as_plain(harness *h, lutmm_cuda_state *s, gemm_case c, cooperative_path path) {
-  const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
+  const size_t bytes = (size_t)(c.m * c.n) * lutmm_dtype_size(c.y_dtype); /* as many as harness_run_case copies */
   void *first = malloc(bytes), *plain = malloc(bytes);
   char why[256] = "", name[160];
   const uint32_t tag_before = s->last_tag;
@@ -481,7 +498,7 @@ static void run_exact_and_bound_as(harness *h, gemm_case c, int clustered) {
  * them, whose Stream-K split is the same where every block takes as many
  * units as the cluster's parts: the same bits. */
 static void same_bits_clustered_and_not(harness *h, gemm_case c) {
-  const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
+  const size_t bytes = (size_t)(c.m * c.n) * lutmm_dtype_size(c.y_dtype); /* as many as harness_run_case copies */
   void *clustered = malloc(bytes), *plain = malloc(bytes);
   char why_clustered[256] = "", why_plain[256] = "", name[160];
   const int rc = clustered == NULL ? 2 : harness_run_case(h, &c, why_clustered, sizeof why_clustered, clustered);
@@ -525,6 +542,7 @@ static void skinny_clusters(harness *h) {
   const int64_t ms[] = {1, 2, 3, 5, 8};
   const lutmm_dtype ys[] = {LUTMM_DTYPE_F32, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16};
   uint64_t rng = 37;
+  const int column = column_stream_off(h);
   for (int bits = 1; bits <= 8; bits++) {
     const int i = bits % 3;
     gemm_case c = {bits, ms[bits % 5], shapes[i][0], shapes[i][1], bits % 2 ? 128 : 64, LUTMM_DTYPE_F16,
@@ -573,12 +591,13 @@ static void skinny_clusters(harness *h) {
                    LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, harness_next(&rng)};
     same_bits_clustered_and_not(h, c);
   }
+  column_stream_back(h, column);
 }
 
 /* Case c (general inputs: the order of additions shows) run twice: both
  * pass and give identical bits. */
 static void same_bits_twice(harness *h, gemm_case c) {
-  const size_t bytes = (size_t)(c.m * c.n) * sizeof(float);
+  const size_t bytes = (size_t)(c.m * c.n) * lutmm_dtype_size(c.y_dtype); /* as many as harness_run_case copies */
   void *a = malloc(bytes), *b = malloc(bytes);
   char why[256] = "", name[160];
   const int ra = a == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, a);
@@ -621,6 +640,7 @@ static void skinny_cluster_groups(harness *h) {
   const int64_t ms[] = {1, 2, 3, 5, 8};
   const lutmm_dtype ys[] = {LUTMM_DTYPE_F32, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16};
   uint64_t rng = 41;
+  const int column = column_stream_off(h);
   for (int bits = 1; bits <= 8; bits++) {
     const int i = bits % 4;
     gemm_case c = {bits, ms[bits % 5], shapes[i][0], shapes[i][1], 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
@@ -638,6 +658,7 @@ static void skinny_cluster_groups(harness *h) {
   const gemm_case twice = {4, 5, 14336, 1024, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 4242};
   same_bits_twice(h, twice);
   expect_cluster_plan(h, &twice, 16, 7);
+  column_stream_back(h, column);
 }
 
 /* Tiles halved and each added by a cluster of its two blocks: 56 tiles of
@@ -726,6 +747,7 @@ static void refused_cluster_launches(harness *h) {
       {2, 5, 14336, 1024, 128, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 55},
       {6, 12, 4096, 4096, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 56}};
   int refused = 0;
+  const int column = column_stream_off(h);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     run(h, &cases[i]);
     if (s->last_wide_cluster_ways < 2 && s->last_skinny_cluster_ways < 2) continue;
@@ -740,6 +762,7 @@ static void refused_cluster_launches(harness *h) {
            s->last_wide_cluster_ways, s->last_skinny_cluster_ways);
     failures++;
   }
+  column_stream_back(h, column);
   printf("refused_cluster_launches: %d of %d cases planned clusters and ran again without them\n", refused,
          (int)(sizeof cases / sizeof cases[0]));
   /* On a part with the wide kernel and room for clusters (an H100 or
@@ -786,6 +809,70 @@ static void refused_cooperative_launches(harness *h) {
   clusters_back(h, &saved);
 }
 
+/* Whether the planner's rules give case c the column-stream kernel. */
+static int column_stream_expected(const lutmm_cuda_state *s, const gemm_case *c) {
+  const int64_t k_atoms = (c->k + 63) / 64, n_atoms = (c->n + 63) / 64;
+  const int one_row = c->group_size == 0 || c->group_size % 64 == 0 || c->group_size >= c->k;
+  return c->m == 1 && lutmm_column_stream_fits(k_atoms, lutmm_skinny_warps(1, c->bits)) &&
+         lutmm_column_stream_pays(c->bits, one_row, n_atoms, s->sm_count);
+}
+
+/* The column-stream kernel (M = 1, cooperative launches, K up to 14336):
+ * each case in exact and bound mode, planned as the rules say. 1024 x 8192
+ * (8 units a column, about 7.8 a block on 132 SMs: ranges inside one
+ * column, so columns cut 2 and 3 ways, a middle part published at its
+ * block's end), 8192 x 28672 NF4 (3.4 columns a block: one cut a column,
+ * some whole), K of 65 atoms (a column's last unit one atom) over a ragged
+ * N with per-slab scales, K = 14336 (the most X it holds) with 12-warp
+ * 8-bit blocks, one unit (a grid of one block), every width, X one element
+ * past a 16-byte boundary (X staged by stores), two runs' bits, and cases
+ * the rules leave to the skinny kernel: K = 14400, 2-bit codes on 8192
+ * columns, 8-bit codes in groups of 32 on 4096 columns. Clusters stay on:
+ * the column-stream plan comes first. */
+static void column_stream(harness *h) {
+  lutmm_cuda_state *s = cooperative_state(h, "column_stream");
+  if (s == NULL) return;
+  if (!s->column_stream) {
+    printf("column_stream: LUTMM_CUDA_COLUMN_STREAM=0: not run\n");
+    return;
+  }
+  const gemm_case all[] = {
+      {4, 1, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 71},
+      {4, 1, 8192, 28672, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 72},
+      {3, 1, 4160, 3000, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 73},
+      {8, 1, 14336, 4096, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 74},
+      {4, 1, 64, 64, 64, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 75},
+      {1, 1, 2048, 4096, 0, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 76},
+      {5, 1, 3072, 2112, 16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 77},
+      {6, 1, 2048, 5120, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 78},
+      {7, 1, 6144, 1536, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 1, 0, 79},
+      {2, 1, 4096, 4032, 64, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 80},
+      {4, 1, 14400, 1024, 64, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 81},
+      {2, 1, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 82},
+      {8, 1, 4096, 4096, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 84},
+  };
+  int taken = 0;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    const int want = column_stream_expected(s, &all[i]);
+    run_exact_and_bound(h, all[i]);
+    taken += s->last_skinny_column;
+    if (s->last_skinny_column == want) continue;
+    char name[160];
+    harness_describe(&all[i], name, sizeof name);
+    printf("FAIL column_stream %s: the launch %s the column-stream kernel\n", name, want ? "did not take" : "took");
+    failures++;
+  }
+  const gemm_case twice = {4, 1, 4096, 14336, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 0, 0, 0, 83};
+  same_bits_twice(h, twice);
+  taken += s->last_skinny_column;
+  /* A device of 132 SMs (an H100 or H200) takes it in 11 of these 14. */
+  printf("column_stream: %d of %d cases took the column-stream kernel\n", taken, (int)(sizeof all / sizeof all[0]) + 1);
+  if (s->sm_count == 132 && taken != 11) {
+    printf("FAIL column_stream: %d cases took the column-stream kernel on a 132-SM part, not 11\n", taken);
+    failures++;
+  }
+}
+
 /* Same inputs, two runs, identical bits (general inputs: order matters). */
 static void determinism(harness *h) {
   same_bits_twice(h, (gemm_case){4, 8, 8192, 2048, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0, 0, 1234});
@@ -811,6 +898,7 @@ int main(void) {
   wide_cut_tiles(&h);
   refused_cluster_launches(&h);
   refused_cooperative_launches(&h);
+  column_stream(&h);
   determinism(&h);
   harness_close(&h);
   printf("%d cases, %d failures\n", cases, failures);

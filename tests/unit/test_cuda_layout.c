@@ -514,6 +514,21 @@ static void skinny_cluster_plan(void) {
     CHECK(LUTMM_SKINNY_RING(bits, 1, 1) * LUTMM_SKINNY_SLOT_BYTES(bits) >= 8u * 64u * sizeof(float));
 }
 
+/* The column-stream kernel's fit (X of up to 224 k-atoms beside two sets
+ * of 16 or 12 warps' sums in the 36 KiB X region) and the measured rule:
+ * codes of 4 bits and up with one-row scales anywhere, codes of up to 6
+ * bits on W of 32 atom columns up to half the SMs. */
+static void column_stream_rule(void) {
+  CHECK(lutmm_column_stream_fits(224, 16) && !lutmm_column_stream_fits(225, 16));
+  CHECK(lutmm_column_stream_fits(224, 12) && !lutmm_column_stream_fits(448, 12));
+  CHECK(lutmm_column_stream_fits(1, 16));
+  CHECK(lutmm_column_stream_pays(4, 1, 448, 132) && lutmm_column_stream_pays(8, 1, 16, 132));
+  CHECK(!lutmm_column_stream_pays(4, 0, 448, 132) && !lutmm_column_stream_pays(3, 1, 448, 132));
+  CHECK(lutmm_column_stream_pays(2, 0, 64, 132) && lutmm_column_stream_pays(6, 0, 32, 132));
+  CHECK(!lutmm_column_stream_pays(7, 0, 64, 132) && !lutmm_column_stream_pays(2, 1, 31, 132));
+  CHECK(!lutmm_column_stream_pays(1, 1, 67, 132) && lutmm_column_stream_pays(1, 1, 66, 132));
+}
+
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"skinny_layout", skinny_layout}, {"skinny_warp_choice", skinny_warp_choice}, {"scale_entries", scale_entries},
@@ -521,6 +536,6 @@ int main(int argc, char **argv) {
       {"reduction_rule", reduction_rule}, {"tags_rule", tags_rule}, {"tags_head_rule", tags_head_rule},
       {"skinny_grid", skinny_grid}, {"wide_whole_tiles", wide_whole_tiles}, {"wide_even_grid", wide_even_grid},
       {"wide_halved_grid", wide_halved_grid}, {"wide_cluster_ways", wide_cluster_ways},
-      {"skinny_cluster_plan", skinny_cluster_plan}};
+      {"skinny_cluster_plan", skinny_cluster_plan}, {"column_stream_rule", column_stream_rule}};
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
