@@ -119,10 +119,7 @@ __device__ __forceinline__ void store_row0(const lutmm_cuda_gemm_params &p, int 
 #pragma unroll
   for (int h = 0; h < 2; h++) {
     const int64_t n = (int64_t)column * 64 + lane + 32 * h;
-    if (n >= p.n) continue;
-    if (p.y_dtype == LUTMM_DTYPE_F32) ((float *)p.y)[n] = v[h];
-    else if (p.y_dtype == LUTMM_DTYPE_F16) ((__half *)p.y)[n] = output_of<__half>(v[h]);
-    else ((__nv_bfloat16 *)p.y)[n] = output_of<__nv_bfloat16>(v[h]);
+    if (n < p.n) store_output(p.y, p.y_dtype, n, v[h]);
   }
 }
 
