@@ -39,8 +39,13 @@ lutmm_status lutmm_cuda_workspace_size(const lutmm_context *ctx, size_t *bytes);
 lutmm_status lutmm_cuda_set_workspace(lutmm_context *ctx, void *workspace, size_t bytes);
 
 /* Deterministic mode (1, the default): the Stream-K partition depends only
- * on the shape and the device, and split tiles are summed in a fixed order,
- * so the same inputs give the same bits on every run. 0 would allow a
+ * on the shape, the device and how the launch runs, and split tiles are
+ * summed in a fixed order, so the same inputs give the same bits on every
+ * run of the same kind. Two kinds of run may differ from eager calls: a
+ * call captured in a CUDA graph at M = 1 (its launch cannot carry the
+ * per-launch tags of the column-stream kernel), and a launch the device
+ * refuses (a cooperative grid or a cluster it cannot place while another
+ * client holds part of it), which goes again on another split. 0 would allow a
  * float-atomic reduction; this version has none (at best it would be a few
  * percent faster, and slower where the fixed-order paths are fastest:
  * docs/CUDA.md), so results stay deterministic either way.

@@ -13,10 +13,14 @@
  * Cut columns (cooperative launches only, like the skinny kernel's tags):
  * the block holding a column's first unit ends its range in it, so it
  * computes that part last; every other contributor starts its range in the
- * column and publishes its part there first, as tagged words in its slot.
- * The first block adds them in block order at the end of its range: by
- * then the words are long written, so the wait is one round trip, not the
- * slowest contributor's stores (docs/PERF.md, change 76).
+ * column and publishes its part there as tagged words in its slot: first
+ * if its range goes on past the column, at its end if the range lies
+ * inside it. The first block adds them in block order at the end of its
+ * range. Where ranges span a column or more (each column cut at most two
+ * ways) the other part was stored at the other block's start, so the wait
+ * is one round trip, not the slowest contributor's stores (docs/PERF.md,
+ * change 76); a block whose range lies inside the column makes the first
+ * block wait for its end, as the skinny kernel's tags do.
  *
  * X (one row) stays in shared memory whole, 128 bytes a k-atom in the
  * skinny layout's X region, with the warps' sums behind it
@@ -125,7 +129,8 @@ __device__ __forceinline__ void store_row0(const lutmm_cuda_gemm_params &p, int 
 
 /* The first block of a cut column, at the end of its range: adds the
  * parts of blocks first + 1 .. last (each in its tagged slot, once every
- * word carries this launch's tag) to its own, in block order, and writes Y. */
+ * word carries this launch's tag) to its own, in block order, and writes Y.
+ * The wait spins without sleeping: the parts are usually there already. */
 __device__ __forceinline__ void add_column_parts(const lutmm_cuda_gemm_params &p, int column, int first, int last,
                                                  int lane, float (&v)[2]) {
   for (int b = first + 1; b <= last; b++) {

@@ -142,31 +142,27 @@ static int stream_capturing(const lutmm_cuda_state *s) {
 }
 
 /* M = 1 as the column-stream kernel (column_kernel.cuh): units column
- * after column, a block's range one run of the packed planes, on a grid
- * of every SM; a cut column's first block adds the others' tagged parts
- * at the end of its range, so only where tags can be used: a cooperative
- * grid the SMs hold, not in a graph (docs/HEURISTICS.md). */
+ * after column, a block's range one run of the packed planes, one block an
+ * SM; a cut column's first block adds the others' tagged parts at the end
+ * of its range, so only where tags can be used: a cooperative grid the SMs
+ * hold, not in a graph (docs/HEURISTICS.md). The kernel reads none of the
+ * skinny plan's tile, workspace or ticket fields. */
 static int plan_column_stream(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int cooperative,
                               lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
-  const int warps = lutmm_skinny_warps(1, w->params.bits);
+  const int bits = w->params.bits, warps = lutmm_skinny_warps(1, bits);
   const int64_t iters = (g->k_atoms + 1) / 2, units = g->n_atoms * iters;
   const int64_t grid = units < s->sm_count ? units : s->sm_count;
   if (m != 1 || !cooperative || !s->cooperative || !s->column_stream || !lutmm_column_stream_fits(g->k_atoms, warps) ||
-      !lutmm_column_stream_pays(w->params.bits, p->atom_one_group, g->n_atoms, s->sm_count) ||
+      !lutmm_column_stream_pays(bits, p->atom_one_group, g->n_atoms, s->sm_count) ||
+      lutmm_skinny_smem_bytes(s->smem_base, bits, 1, p->atom_one_group, warps) > s->smem_per_block ||
       (size_t)grid * 64 > s->tagged_words || stream_capturing(s))
     return 0;
   p->mb = 1;
   p->warps = warps;
-  p->tile_m = 8;
-  p->tile_n = 64;
-  p->m_tiles = 1;
-  p->n_tiles = g->n_atoms;
   p->iters = iters;
   p->units = units;
   p->grid = (int)grid;
-  p->workspace = s->workspace;
-  p->tickets = s->tickets;
   p->cluster_ways = 0;
   p->cluster_groups = 0;
   p->shares_reduction = 0;
@@ -462,7 +458,7 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   s->last_wide_cluster_ways = 0;
   /* until a skinny launch says */
   s->last_skinny_cluster_ways = s->last_skinny_cluster_groups = s->last_skinny_shared = s->last_skinny_head = 0;
-  s->last_skinny_cooperative = 0;
+  s->last_skinny_cooperative = s->last_skinny_column = 0;
   if (stages > 0) {
     const cudaError_t err = launch_wide(s, w, args, tile_m, stages, &p);
     s->last_wide_cluster_ways = p.cluster_ways;

@@ -415,7 +415,8 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
 
 /* The column-stream kernel (column_kernel.cuh, M = 1) keeps X's one row
  * whole in the skinny layout's X region, 128 bytes a k-atom, and behind it
- * two sets of its warps' 64 sums: K up to 14336 with 16 warps. */
+ * two sets of its warps' 64 sums: K up to 14336 with 16 warps, 15360 with
+ * the 12 of 7- and 8-bit codes. */
 LUTMM_HD static inline int lutmm_column_stream_fits(int64_t k_atoms, int warps) {
   const int64_t region = 2 * (int64_t)lutmm_skinny_chunk(1) * 8 * LUTMM_SKINNY_X_ROW_BYTES;
   return k_atoms * 128 + 2 * (int64_t)warps * 64 * 4 <= region;

@@ -97,11 +97,15 @@ const void *kernel_for(int mb, int bits, int one_row, int warps, cut_path cut) {
   return one_row ? kernel_for_rows<T, true>(mb, bits, warps, cut) : kernel_for_rows<T, false>(mb, bits, warps, cut);
 }
 
-/* The column-stream kernel of a code width (M = 1, the default warp count). */
+/* The column-stream kernel of a code width (M = 1, the default warp count);
+ * NULL for 7- and 8-bit codes with per-slab scales, which
+ * lutmm_column_stream_pays never gives it. */
 template <typename T, int BITS>
 const void *column_kernel_for(int one_row) {
   constexpr int W = LUTMM_SKINNY_WARPS(1, BITS);
-  return one_row ? (const void *)column_kernel<T, BITS, true, W> : (const void *)column_kernel<T, BITS, false, W>;
+  if (one_row) return (const void *)column_kernel<T, BITS, true, W>;
+  if constexpr (BITS <= 6) return (const void *)column_kernel<T, BITS, false, W>;
+  else return nullptr;
 }
 
 template <typename T>
@@ -174,9 +178,9 @@ cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
   for (int bits = 1; bits <= 8; bits++) /* the column-stream kernels: M = 1 */
     for (int one_row = 0; one_row < 2; one_row++) {
       const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, 1, one_row, lutmm_skinny_warps(1, bits));
-      if (bytes > limit) continue;
-      const cudaError_t err =
-          cudaFuncSetAttribute(column_kernel_for<T>(bits, one_row), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+      const void *kernel = column_kernel_for<T>(bits, one_row);
+      if (bytes > limit || kernel == nullptr) continue;
+      const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
       if (err != cudaSuccess) return err;
     }
   for (int mb = 1; mb <= 2; mb++) /* the CLUSTER kernels: M <= 16 */

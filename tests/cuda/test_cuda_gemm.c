@@ -817,18 +817,21 @@ static int column_stream_expected(const lutmm_cuda_state *s, const gemm_case *c)
          lutmm_column_stream_pays(c->bits, one_row, n_atoms, s->sm_count);
 }
 
-/* The column-stream kernel (M = 1, cooperative launches, K up to 14336):
- * each case in exact and bound mode, planned as the rules say. 1024 x 8192
- * (8 units a column, about 7.8 a block on 132 SMs: ranges inside one
- * column, so columns cut 2 and 3 ways, a middle part published at its
- * block's end), 8192 x 28672 NF4 (3.4 columns a block: one cut a column,
- * some whole), K of 65 atoms (a column's last unit one atom) over a ragged
- * N with per-slab scales, K = 14336 (the most X it holds) with 12-warp
- * 8-bit blocks, one unit (a grid of one block), every width, X one element
- * past a 16-byte boundary (X staged by stores), two runs' bits, and cases
- * the rules leave to the skinny kernel: K = 14400, 2-bit codes on 8192
+/* The column-stream kernel (M = 1, cooperative launches, K up to 14336
+ * with 16 warps, 15360 with 12): each case in exact and bound mode,
+ * planned as the rules say. 1024 x 8192 (8 units a column, about 7.8 a
+ * block on 132 SMs: ranges inside one column, so columns cut 2 and 3 ways,
+ * a middle part published at its block's end), 8192 x 28672 NF4 (3.4
+ * columns a block: one cut a column, some whole), K of 65 atoms (a
+ * column's last unit one atom) over a ragged N with per-slab scales, and
+ * K = 4128 (the last atom half past K) with groups of 32, K = 14336 and
+ * 15360 (the most X 16 and 12 warps hold) with 12-warp 8-bit blocks, one
+ * unit (a grid of one block), every width, X one element past a 16-byte
+ * boundary (X staged by stores), two runs' bits, and cases the rules leave
+ * to the skinny kernel: K = 14400 with 16 warps, 2-bit codes on 8192
  * columns, 8-bit codes in groups of 32 on 4096 columns. Clusters stay on:
- * the column-stream plan comes first. */
+ * the column-stream plan comes first. Then a refused cooperative launch,
+ * which must go again on the skinny kernel. */
 static void column_stream(harness *h) {
   lutmm_cuda_state *s = cooperative_state(h, "column_stream");
   if (s == NULL) return;
@@ -850,6 +853,8 @@ static void column_stream(harness *h) {
       {4, 1, 14400, 1024, 64, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 81},
       {2, 1, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 82},
       {8, 1, 4096, 4096, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 84},
+      {4, 1, 4128, 2560, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 85},
+      {8, 1, 15360, 1024, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 86},
   };
   int taken = 0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
@@ -865,10 +870,21 @@ static void column_stream(harness *h) {
   const gemm_case twice = {4, 1, 4096, 14336, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 0, 0, 0, 83};
   same_bits_twice(h, twice);
   taken += s->last_skinny_column;
-  /* A device of 132 SMs (an H100 or H200) takes it in 11 of these 14. */
+  if (s->last_skinny_column != column_stream_expected(s, &twice)) {
+    printf("FAIL column_stream: the two-run case's plan is not the rules'\n");
+    failures++;
+  }
+  /* A device of 132 SMs (an H100 or H200) takes it in 13 of these 16. */
   printf("column_stream: %d of %d cases took the column-stream kernel\n", taken, (int)(sizeof all / sizeof all[0]) + 1);
-  if (s->sm_count == 132 && taken != 11) {
-    printf("FAIL column_stream: %d cases took the column-stream kernel on a 132-SM part, not 11\n", taken);
+  if (s->sm_count == 132 && taken != 13) {
+    printf("FAIL column_stream: %d cases took the column-stream kernel on a 132-SM part, not 13\n", taken);
+    failures++;
+  }
+  s->refuse_cooperative_launches = 1;
+  run_exact_and_bound(h, all[0]);
+  s->refuse_cooperative_launches = 0;
+  if (s->last_skinny_column || s->last_skinny_cooperative) {
+    printf("FAIL column_stream: a refused cooperative launch did not go again on the skinny kernel\n");
     failures++;
   }
 }

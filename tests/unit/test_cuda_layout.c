@@ -515,12 +515,13 @@ static void skinny_cluster_plan(void) {
 }
 
 /* The column-stream kernel's fit (X of up to 224 k-atoms beside two sets
- * of 16 or 12 warps' sums in the 36 KiB X region) and the measured rule:
+ * of 16 warps' sums in the 36 KiB X region, 240 beside 12 warps') and the
+ * measured rule:
  * codes of 4 bits and up with one-row scales anywhere, codes of up to 6
  * bits on W of 32 atom columns up to half the SMs. */
 static void column_stream_rule(void) {
   CHECK(lutmm_column_stream_fits(224, 16) && !lutmm_column_stream_fits(225, 16));
-  CHECK(lutmm_column_stream_fits(224, 12) && !lutmm_column_stream_fits(448, 12));
+  CHECK(lutmm_column_stream_fits(240, 12) && !lutmm_column_stream_fits(241, 12));
   CHECK(lutmm_column_stream_fits(1, 16));
   CHECK(lutmm_column_stream_pays(4, 1, 448, 132) && lutmm_column_stream_pays(8, 1, 16, 132));
   CHECK(!lutmm_column_stream_pays(4, 0, 448, 132) && !lutmm_column_stream_pays(3, 1, 448, 132));
