@@ -434,8 +434,10 @@ LUTMM_HD static inline int lutmm_column_stream_fits(int64_t k_atoms, int warps) 
  * blocks of 7- and 8-bit codes with per-slab scales ran 9-10 % slower on
  * 4096 x 4096 (about 1.3 units a warp), though 5-9 % faster on 14336 x
  * 4096. */
+#define LUTMM_COLUMN_STREAM_SLAB_BITS 6 /* widest code it takes with per-slab scales */
 LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64_t n_atoms, int sm_count) {
-  return (one_row && bits >= 4) || (bits <= 6 && n_atoms >= 32 && 2 * n_atoms <= sm_count);
+  return (one_row && bits >= 4) ||
+         (bits <= LUTMM_COLUMN_STREAM_SLAB_BITS && n_atoms >= 32 && 2 * n_atoms <= sm_count);
 }
 
 /* Skinny kernels that can share a cut column's reduction among its

@@ -98,13 +98,13 @@ const void *kernel_for(int mb, int bits, int one_row, int warps, cut_path cut) {
 }
 
 /* The column-stream kernel of a code width (M = 1, the default warp count);
- * NULL for 7- and 8-bit codes with per-slab scales, which
+ * NULL for per-slab scales above LUTMM_COLUMN_STREAM_SLAB_BITS, which
  * lutmm_column_stream_pays never gives it. */
 template <typename T, int BITS>
 const void *column_kernel_for(int one_row) {
   constexpr int W = LUTMM_SKINNY_WARPS(1, BITS);
   if (one_row) return (const void *)column_kernel<T, BITS, true, W>;
-  if constexpr (BITS <= 6) return (const void *)column_kernel<T, BITS, false, W>;
+  if constexpr (BITS <= LUTMM_COLUMN_STREAM_SLAB_BITS) return (const void *)column_kernel<T, BITS, false, W>;
   else return nullptr;
 }
 
