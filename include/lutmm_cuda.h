@@ -42,7 +42,7 @@ lutmm_status lutmm_cuda_set_workspace(lutmm_context *ctx, void *workspace, size_
  * on the shape, the device and how the launch runs, and split tiles are
  * summed in a fixed order, so the same inputs give the same bits on every
  * run of the same kind. Two kinds of run may differ from eager calls: a
- * call captured in a CUDA graph at M = 1 (its launch cannot carry the
+ * call captured in a CUDA graph at M = 1..4 (its launch cannot carry the
  * per-launch tags of the column-stream kernel), and a launch the device
  * refuses (a cooperative grid or a cluster it cannot place while another
  * client holds part of it), which goes again on another split. 0 would allow a

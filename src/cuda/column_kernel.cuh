@@ -1,5 +1,6 @@
 /* The column-stream kernel: the skinny kernel's atoms, lookups and MMAs at
- * M = 1, with the work cut along the packed order instead of across tiles.
+ * M = 1..4, with the work cut along the packed order instead of across
+ * tiles.
  *
  * A unit is still a k-atom pair, but of one atom column (64 columns of W),
  * and units run column after column, so a block's Stream-K range is one
@@ -22,9 +23,17 @@
  * change 76); a block whose range lies inside the column makes the first
  * block wait for its end, as the skinny kernel's tags do.
  *
- * X (one row) stays in shared memory whole, 128 bytes a k-atom in the
- * skinny layout's X region, with the warps' sums behind it
- * (lutmm_column_stream_fits). */
+ * X in one of two forms (lutmm_column_layout_at). Whole (ROWS = 1, M =
+ * 1 where it fits): X stays whole in shared memory, 128 bytes a k-atom in
+ * the skinny layout's X region, with the warps' sums behind it. Two or four
+ * rows (M = 2, 3..4, and M = 1 past that K): X rides with the weights,
+ * each atom's ring slot taking the atom's words and, behind them, its 64 k
+ * of X's ROWS rows (rows past M zero), so a warp needs no X beyond its
+ * atoms and K has no limit. The warps read different k ranges of one
+ * column, so no X is shared between them; X is L2-resident, and 128 bytes
+ * a row beside an atom's 512 a bit of code is the traffic it adds. The
+ * copies' instructions cost M = 1 up to 5 % (docs/PERF.md, change 77),
+ * hence the whole row where it fits. */
 #ifndef LUTMM_CUDA_COLUMN_KERNEL_CUH
 #define LUTMM_CUDA_COLUMN_KERNEL_CUH
 
@@ -32,6 +41,93 @@
 
 namespace lutmm_kernels {
 namespace skinny {
+
+/* The column-stream kernel's ring: the skinny kernel's depths at M <= 8
+ * (but LUTMM_COLUMN_RING's two exceptions); past one row, slots that
+ * carry X too. */
+template <int BITS, bool ONE_ROW, int ROWS>
+struct column_ring {
+  static constexpr bool X_WHOLE = ROWS == 1; /* else X carried in the slots */
+  static constexpr int DEPTH = LUTMM_COLUMN_RING(BITS, ONE_ROW, ROWS);
+  static constexpr uint32_t SLOT = LUTMM_COLUMN_SLOT_BYTES(BITS, ROWS);
+  static constexpr uint32_t X = LUTMM_SKINNY_SLOT_BYTES(BITS); /* carried X's offset in a slot */
+  static constexpr uint32_t ENTRY = LUTMM_SKINNY_SCALE_ENTRY(ONE_ROW);
+  static_assert(DEPTH >= 2 && DEPTH <= 8, "cp.async.wait_group takes 0..7");
+  static_assert(ROWS == 1 || ROWS == 2 || ROWS == 4, "the swizzle (vector c of row r at c ^ r) needs r < 4");
+};
+
+/* This warp's ring (window address): whole rings below the table first. */
+template <int BITS, bool ONE_ROW, int ROWS>
+__device__ __forceinline__ uint32_t column_ring_of(const lutmm_skinny_layout &l, int warp) {
+  using R = column_ring<BITS, ONE_ROW, ROWS>;
+  constexpr uint32_t BYTES = R::DEPTH * R::SLOT;
+  return (uint32_t)warp < l.gap_warps ? l.gap + (uint32_t)warp * BYTES : l.above + ((uint32_t)warp - l.gap_warps) * BYTES;
+}
+
+/* X's one row into the X region as 64 values a k-atom, zero past K (the
+ * whole-X form). */
+template <int W>
+__device__ void load_x_row(const lutmm_cuda_gemm_params &p, uint8_t *xrow) {
+  const int vectors = (int)p.k_atoms * 8;
+  for (int v = (int)threadIdx.x; v < vectors; v += 32 * W) {
+    const int64_t k = (int64_t)v * 8;
+    if (p.x_vector) {
+      const bool ok = k < p.k;
+      cp_async16(xrow + v * 16, ok ? (const uint8_t *)p.x + k * 2 : (const uint8_t *)p.x, ok ? 16 : 0);
+    } else {
+      *(uint4 *)(xrow + v * 16) = x_chunk8(p, 0, k);
+    }
+  }
+}
+
+/* X that allows no 16-byte copies (rows off 16-byte boundaries, K not a
+ * multiple of 8), carried: element by element, in a function of its own,
+ * which keeps its registers out of the main loop (inlined, the per-slab
+ * kernels spilled 20-24 B). */
+static __device__ __noinline__ void store_x_slowly(const lutmm_cuda_gemm_params &p, int lane, int k, uint32_t dst) {
+  store_shared16(dst, x_chunk8(p, lane >> 3, (int64_t)k * 64 + (lane & 7) * 8));
+}
+
+/* This lane's share of carrying the 64 k of atom `k` of X's ROWS rows
+ * into a slot, a 16-byte vector a lane: lane 8r + c brings vector c of
+ * row r and puts it at vector c ^ r of the row's 128 bytes, so that the
+ * rows one ldmatrix reads fall in distinct banks (an XOR below 4 leaves
+ * the +64 bytes of a slab pair's offset alone). Rows past M and k past K
+ * are zero. What depends only on the lane is worked out once: per atom a
+ * copy costs an add, a compare and the cp.async. */
+template <int ROWS>
+struct x_carrier {
+  uint32_t src;   /* byte offset of the lane's vector in X at k-atom 0 */
+  int32_t k_left; /* the vector lies in X while 64·k < k_left (0: never) */
+  uint32_t dst;   /* its place in a slot, from the slot's lane address */
+
+  __device__ __forceinline__ void start(const lutmm_cuda_gemm_params &p, int lane, uint32_t x_in_slot) {
+    const int row = lane >> 3, c = lane & 7;
+    /* below 2^31 for rows below M (the planner keeps M·K·2 there); rows
+     * past M never read theirs */
+    src = ((uint32_t)row * (uint32_t)p.k + 8u * (uint32_t)c) * 2u;
+    k_left = row < ROWS && row < p.m ? (int32_t)p.k - 8 * c : 0;
+    dst = x_in_slot + (uint32_t)(row * 128 + ((c ^ row) << 4)) - 16u * (uint32_t)lane;
+  }
+  __device__ __forceinline__ void copy(const lutmm_cuda_gemm_params &p, int k, uint32_t slot_lane, int lane) const {
+    if (lane >= 8 * ROWS) return;
+    if (!p.x_vector) {
+      store_x_slowly(p, lane, k, slot_lane + dst);
+      return;
+    }
+    const bool ok = 64 * k < k_left;
+    cp_async16_at(slot_lane + dst, (const uint8_t *)p.x + (ok ? src + (uint32_t)k * 128u : 0u), ok ? 16 : 0);
+  }
+};
+
+/* This lane's ldmatrix row in a slot's X part (compute_atom's `xs`): row
+ * lane % ROWS (the MMA's columns past ROWS repeat rows, whose sums nobody
+ * reads), k offset 8·(lane / 8) through the swizzle. */
+template <int ROWS>
+__device__ __forceinline__ uint32_t x_lane_offset(int lane) {
+  const int row = (lane & 7) & (ROWS - 1);
+  return (uint32_t)(row * 128 + (((lane >> 3) ^ row) << 4));
+}
 
 /* The warp's next atom to fetch: its units of each column's part of the
  * block's range [lo, hi), two atoms a unit (one for a column's last unit
@@ -56,12 +152,16 @@ struct column_fetcher {
   }
   __device__ __forceinline__ bool done() const { return unit >= part_end; }
 
-  template <int BITS, bool ONE_ROW>
+  /* The atom's words, its X where X is carried and (when they change) its
+   * scale rows into the slot whose lane address (window, + 16·lane) is
+   * `slot_lane`. */
+  template <int BITS, bool ONE_ROW, int ROWS>
   __device__ __forceinline__ void issue(const lutmm_cuda_gemm_params &p, const plane_lanes<BITS> &planes, int lane,
-                                        uint32_t slot_lane, uint8_t *entry) const {
+                                        const x_carrier<ROWS> &x, uint32_t slot_lane, uint8_t *entry) const {
     if (done()) return;
     const int iters = (int)p.iters, column = unit / iters, k = 2 * (unit - column * iters) + atom_of_unit;
     fetch_atom<BITS>(planes, (uint32_t)column * (uint32_t)p.k_atoms + (uint32_t)k, slot_lane);
+    if constexpr (!column_ring<BITS, ONE_ROW, ROWS>::X_WHOLE) x.copy(p, k, slot_lane, lane);
     /* a unit's first atom always brings its scale rows: the warp's previous
      * unit lies W units back */
     if (atom_of_unit == 0 || ((uint32_t)k & p.atom_group_mask) == 0) load_scales<ONE_ROW>(p, column, k, lane, entry);
@@ -79,114 +179,121 @@ struct column_fetcher {
   }
 };
 
-/* X's one row into the X region as 64 values a k-atom, zero past K. */
-template <int W>
-__device__ void load_x_row(const lutmm_cuda_gemm_params &p, uint8_t *xrow) {
-  const int vectors = (int)p.k_atoms * 8;
-  for (int v = (int)threadIdx.x; v < vectors; v += 32 * W) {
-    const int64_t k = (int64_t)v * 8;
-    if (p.x_vector) {
-      const bool ok = k < p.k;
-      cp_async16(xrow + v * 16, ok ? (const uint8_t *)p.x + k * 2 : (const uint8_t *)p.x, ok ? 16 : 0);
-    } else {
-      *(uint4 *)(xrow + v * 16) = x_chunk8(p, 0, k);
+/* This warp's sums of rows 0..ROWS-1 (ROWS × 64, row-major). Lane 4g + q
+ * holds rows 2q and 2q + 1 of columns 16·j + g and 16·j + g + 8. */
+template <int ROWS>
+__device__ __forceinline__ void put_rows(float *sums, int lane, const float (&acc)[1][4][4]) {
+  const int q = lane % 4, g = lane / 4, row = 2 * q;
+  if (row >= ROWS) return;
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    sums[row * 64 + 16 * j + g] = acc[0][j][0];
+    sums[row * 64 + 16 * j + g + 8] = acc[0][j][2];
+    if (row + 1 < ROWS) {
+      sums[(row + 1) * 64 + 16 * j + g] = acc[0][j][1];
+      sums[(row + 1) * 64 + 16 * j + g + 8] = acc[0][j][3];
     }
   }
 }
 
-/* Row 0 of this warp's accumulators (lanes 4i: columns 16·j + i and
- * 16·j + i + 8 of the atom column) into its 64 sums. */
-__device__ __forceinline__ void put_row0(float *sums, int lane, const float (&acc)[1][4][4]) {
-  if (lane % 4 != 0) return;
+/* Elements e = lane + 32·h of a column part (row e / 64, column e % 64):
+ * the warps' sums added in warp order. */
+template <int W, int ROWS>
+__device__ __forceinline__ void add_warps(const float *sums, int lane, float (&v)[2 * ROWS]) {
 #pragma unroll
-  for (int j = 0; j < 4; j++) {
-    sums[16 * j + lane / 4] = acc[0][j][0];
-    sums[16 * j + lane / 4 + 8] = acc[0][j][2];
-  }
-}
-
-/* Columns e = lane and lane + 32 of a column part: the warps' sums added in
- * warp order. */
-template <int W>
-__device__ __forceinline__ void add_warps(const float *sums, int lane, float (&v)[2]) {
-#pragma unroll
-  for (int h = 0; h < 2; h++) {
+  for (int h = 0; h < 2 * ROWS; h++) {
     float s = 0.0f;
 #pragma unroll
-    for (int w = 0; w < W; w++) s += sums[w * 64 + lane + 32 * h];
+    for (int w = 0; w < W; w++) s += sums[w * ROWS * 64 + lane + 32 * h];
     v[h] = s;
   }
 }
 
-/* Y row 0, columns column·64 + lane (+32), those below N. */
-__device__ __forceinline__ void store_row0(const lutmm_cuda_gemm_params &p, int column, int lane, const float (&v)[2]) {
+/* Those of a column's elements that lie in Y (rows below M, columns below N). */
+template <int ROWS>
+__device__ __forceinline__ void store_rows(const lutmm_cuda_gemm_params &p, int column, int lane,
+                                           const float (&v)[2 * ROWS]) {
 #pragma unroll
-  for (int h = 0; h < 2; h++) {
-    const int64_t n = (int64_t)column * 64 + lane + 32 * h;
-    if (n < p.n) store_output(p.y, p.y_dtype, n, v[h]);
+  for (int h = 0; h < 2 * ROWS; h++) {
+    const int e = lane + 32 * h, row = e / 64;
+    const int64_t n = (int64_t)column * 64 + e % 64;
+    if (row < p.m && n < p.n) store_output(p.y, p.y_dtype, row * p.n + n, v[h]);
   }
 }
 
 /* The first block of a cut column, at the end of its range: adds the
- * parts of blocks first + 1 .. last (each in its tagged slot, once every
- * word carries this launch's tag) to its own, in block order, and writes Y.
- * The wait spins without sleeping: the parts are usually there already. */
+ * parts of blocks first + 1 .. last (each in its tagged slot of ROWS × 64
+ * words, once every word carries this launch's tag) to its own, in block
+ * order, and writes Y. The wait spins without sleeping: the parts are
+ * usually there already. */
+template <int ROWS>
 __device__ __forceinline__ void add_column_parts(const lutmm_cuda_gemm_params &p, int column, int first, int last,
-                                                 int lane, float (&v)[2]) {
+                                                 int lane, float (&v)[2 * ROWS]) {
   for (int b = first + 1; b <= last; b++) {
-    const uint64_t *slot = p.tagged + (size_t)b * 64 + lane;
-    uint64_t word[2];
+    const uint64_t *slot = p.tagged + (size_t)b * ROWS * 64 + lane;
+    uint64_t word[2 * ROWS];
 #pragma unroll
-    for (int h = 0; h < 2; h++) word[h] = load_tagged(slot + 32 * h);
+    for (int h = 0; h < 2 * ROWS; h++) word[h] = load_tagged(slot + 32 * h);
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
+    for (int h = 0; h < 2 * ROWS; h++) {
       while ((uint32_t)(word[h] >> 32) != p.tag) word[h] = load_tagged(slot + 32 * h);
       v[h] += __uint_as_float((uint32_t)word[h]);
     }
   }
-  store_row0(p, column, lane, v);
+  store_rows<ROWS>(p, column, lane, v);
 }
 
-template <typename T, int BITS, bool ONE_ROW, int W>
+template <typename T, int BITS, bool ONE_ROW, int W, int ROWS>
 __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
-  using R = ring<1, BITS, ONE_ROW>;
+  using R = column_ring<BITS, ONE_ROW, ROWS>;
   extern __shared__ __align__(16) uint8_t smem[];
   const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
   const uint32_t base = smem_address(smem);
-  const lutmm_skinny_layout layout = lutmm_skinny_layout_at(base, BITS, 1, ONE_ROW, W);
+  const lutmm_skinny_layout layout = lutmm_column_layout_at(base, BITS, ONE_ROW, ROWS, W);
   if (layout.end - base > dynamic_smem_bytes()) __trap();
-  uint8_t *xrow = smem;
-  float *sums = (float *)(smem + (size_t)p.k_atoms * 128); /* two sets of W × 64 */
+  /* two sets of W × ROWS × 64 sums, behind X's row in the whole-X form */
+  float *sums = (float *)(smem + (R::X_WHOLE ? (size_t)p.k_atoms * 128 : 0));
   uint8_t *entries = smem + (layout.scales - base) + (size_t)warp * R::DEPTH * R::ENTRY;
-  const uint32_t ring_lane = ring_of<1, BITS, ONE_ROW>(layout, warp) + 16u * (uint32_t)lane;
+  const uint32_t ring = column_ring_of<BITS, ONE_ROW, ROWS>(layout, warp);
+  const uint32_t ring_lane = ring + 16u * (uint32_t)lane;
   const uint32_t table_lane = layout.table | table_lane_offset<BITS>(lane);
-  /* every lane's ldmatrix rows are row 0: the MMA's columns 1..7 repeat it */
-  const uint8_t *x_lane = xrow + 16 * (lane >> 3);
+  /* This lane's ldmatrix row: of X's whole row (every lane's row is row 0:
+   * the MMA's columns 1..7 repeat it), a k-atom on 128 bytes; or in the
+   * carried X of its slot, a slot on. */
+  const uint8_t *x_lane = R::X_WHOLE ? smem + 16 * (lane >> 3) : smem + (ring - base) + R::X + x_lane_offset<ROWS>(lane);
+  constexpr uint32_t X_STEP = R::X_WHOLE ? 128u : R::SLOT;
+  x_carrier<ROWS> x;
+  x.start(p, lane, R::X);
   const int lo = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x);
   const int hi = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x + 1);
   const int iters = (int)p.iters;
   const plane_lanes<BITS> planes = lanes_of<BITS>(p, lane);
 
-  /* Prologue: X (one group), then the first RING atoms, one group each. */
-  load_x_row<W>(p, xrow);
-  cp_async_commit();
+  /* Prologue: X's row (one group) in the whole-X form, then the
+   * first RING atoms (with their X where it is carried), one group each. */
+  if constexpr (R::X_WHOLE) {
+    load_x_row<W>(p, smem);
+    cp_async_commit();
+  }
   column_fetcher<W> fetch;
   fetch.start(p, lo, hi, warp);
 #pragma unroll
   for (int s = 0; s < R::DEPTH; s++) {
-    fetch.template issue<BITS, ONE_ROW>(p, planes, lane, ring_lane + s * R::SLOT, entries + s * R::ENTRY);
+    fetch.template issue<BITS, ONE_ROW, ROWS>(p, planes, lane, x, ring_lane + s * R::SLOT, entries + s * R::ENTRY);
     cp_async_commit();
     fetch.advance(p, hi, warp);
   }
   build_table<T, 1, BITS, W>(p, smem + (layout.table - base));
-  cp_async_wait(R::DEPTH); /* this thread's X */
-  __syncthreads();         /* everyone's X, and the table */
+  if constexpr (R::X_WHOLE) cp_async_wait(R::DEPTH); /* this thread's part of X's row */
+  __syncthreads();                                     /* the table, and everyone's X */
 
   int slot = 0;
   uint32_t s2[8];
 #pragma unroll
   for (int nb = 0; nb < 8; nb++) s2[nb] = 0;
-  float head[2] = {0.0f, 0.0f}; /* the first block's own part of the column its range ends in */
+  float head[2 * ROWS]; /* the first block's own part of the column its range ends in */
+#pragma unroll
+  for (int h = 0; h < 2 * ROWS; h++) head[h] = 0.0f;
   int head_column = -1;
   int parity = 0;
   for (int part_lo = lo; part_lo < hi; parity ^= 1) {
@@ -202,10 +309,12 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
         cp_async_wait(R::DEPTH - 1);
         __syncwarp();
         const bool carry = h == 1 && ((uint32_t)(even + 1) & p.atom_group_mask) != 0;
+        const uint32_t x_step = R::X_WHOLE ? (uint32_t)(even + h) : (uint32_t)slot;
         compute_atom<T, 1, BITS, ONE_ROW>(p, even + h, lane, ring_lane + slot * R::SLOT, entries + slot * R::ENTRY,
-                                          x_lane + (even + h) * 128, table_lane, carry, s2, acc);
+                                          x_lane + x_step * X_STEP, table_lane, carry, s2, acc);
         __syncwarp();
-        fetch.template issue<BITS, ONE_ROW>(p, planes, lane, ring_lane + slot * R::SLOT, entries + slot * R::ENTRY);
+        fetch.template issue<BITS, ONE_ROW, ROWS>(p, planes, lane, x, ring_lane + slot * R::SLOT,
+                                                  entries + slot * R::ENTRY);
         cp_async_commit();
         fetch.advance(p, hi, warp);
         slot = slot + 1 == R::DEPTH ? 0 : slot + 1;
@@ -214,23 +323,23 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
     /* Two sets of sums: warp 0 reads this part's while the others go on
      * into the next part; the barrier after that part orders its reads
      * before the set is written again. */
-    float *set = sums + parity * W * 64;
-    put_row0(set + warp * 64, lane, acc);
+    float *set = sums + parity * W * ROWS * 64;
+    put_rows<ROWS>(set + warp * ROWS * 64, lane, acc);
     __syncthreads();
     if (warp == 0) {
-      float v[2];
-      add_warps<W>(set, lane, v);
+      float v[2 * ROWS];
+      add_warps<W, ROWS>(set, lane, v);
       const bool starts = part_lo == column * iters, ends = part_hi == (column + 1) * iters;
       if (starts && ends) {
-        store_row0(p, column, lane, v);
+        store_rows<ROWS>(p, column, lane, v);
       } else if (starts) { /* the column's first block: its last part */
-        head[0] = v[0];
-        head[1] = v[1];
+#pragma unroll
+        for (int h = 0; h < 2 * ROWS; h++) head[h] = v[h];
         head_column = column;
       } else { /* a later contributor's first part */
-        uint64_t *slot_words = p.tagged + (size_t)blockIdx.x * 64 + lane;
+        uint64_t *slot_words = p.tagged + (size_t)blockIdx.x * ROWS * 64 + lane;
 #pragma unroll
-        for (int h = 0; h < 2; h++) store_tagged(slot_words + 32 * h, p.tag, v[h]);
+        for (int h = 0; h < 2 * ROWS; h++) store_tagged(slot_words + 32 * h, p.tag, v[h]);
       }
     }
     part_lo = part_hi;
@@ -238,7 +347,7 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
   cp_async_wait(0);
   if (warp == 0 && head_column >= 0) {
     const int last = (int)lutmm_cuda_block_of_unit(p.units, p.grid, (int64_t)(head_column + 1) * iters - 1);
-    add_column_parts(p, head_column, (int)blockIdx.x, last, lane, head);
+    add_column_parts<ROWS>(p, head_column, (int)blockIdx.x, last, lane, head);
   }
 }
 

@@ -141,22 +141,25 @@ static int stream_capturing(const lutmm_cuda_state *s) {
   return cudaStreamIsCapturing(s->stream, &status) != cudaSuccess || status != cudaStreamCaptureStatusNone;
 }
 
-/* M = 1 as the column-stream kernel (column_kernel.cuh): units column
+/* M = 1..4 as the column-stream kernel (column_kernel.cuh): units column
  * after column, a block's range one run of the packed planes, one block an
- * SM; a cut column's first block adds the others' tagged parts at the end
- * of its range, so only where tags can be used: a cooperative grid the SMs
- * hold, not in a graph (docs/HEURISTICS.md). The kernel reads none of the
+ * SM, X whole or carried in the ring (any K); a cut column's first block
+ * adds the others' tagged parts at the end of its range, so only where
+ * tags can be used: a cooperative grid the SMs hold, not in a graph
+ * (docs/HEURISTICS.md). The kernel reads none of the
  * skinny plan's tile, workspace or ticket fields. */
 static int plan_column_stream(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int cooperative,
                               lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
   const int bits = w->params.bits, warps = lutmm_skinny_warps(1, bits);
+  const int rows = lutmm_column_rows(m, g->k_atoms, warps);
   const int64_t iters = (g->k_atoms + 1) / 2, units = g->n_atoms * iters;
   const int64_t grid = units < s->sm_count ? units : s->sm_count;
-  if (m != 1 || !cooperative || !s->cooperative || !s->column_stream || !lutmm_column_stream_fits(g->k_atoms, warps) ||
-      !lutmm_column_stream_pays(bits, p->atom_one_group, g->n_atoms, s->sm_count) ||
-      lutmm_skinny_smem_bytes(s->smem_base, bits, 1, p->atom_one_group, warps) > s->smem_per_block ||
-      (size_t)grid * 64 > s->tagged_words || stream_capturing(s))
+  if (m > LUTMM_COLUMN_MAX_ROWS || !cooperative || !s->cooperative || !s->column_stream || units > INT32_MAX ||
+      m * w->params.k * 2 > INT32_MAX ||
+      !lutmm_column_stream_pays(bits, p->atom_one_group, g->n_atoms, g->k_atoms, s->sm_count, m) ||
+      lutmm_column_smem_bytes(s->smem_base, bits, p->atom_one_group, rows, warps) > s->smem_per_block ||
+      (size_t)grid * (size_t)rows * 64 > s->tagged_words || stream_capturing(s))
     return 0;
   p->mb = 1;
   p->warps = warps;

@@ -17,10 +17,21 @@ __device__ __forceinline__ uint32_t smem_address(const void *p) {
   return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-/* 16-byte global→shared copy; src_bytes 0 writes zeros (the pointer is not read). */
+/* 16-byte global→shared copy to shared-window address `dst`; src_bytes 0
+ * writes zeros (the pointer is not read). */
+__device__ __forceinline__ void cp_async16_at(uint32_t dst, const void *src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+}
+
+/* The same to a generic pointer into shared memory. */
 __device__ __forceinline__ void cp_async16(void *dst, const void *src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src),
-               "r"(src_bytes));
+  cp_async16_at(smem_address(dst), src, src_bytes);
+}
+
+/* 16 bytes stored at shared-window address `dst`. */
+__device__ __forceinline__ void store_shared16(uint32_t dst, uint4 v) {
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
 }
 
 /* The dynamic shared memory this launch was given. */

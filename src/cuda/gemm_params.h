@@ -397,14 +397,16 @@ typedef struct lutmm_skinny_layout {
   uint32_t x, scales, table, gap, gap_warps, above, end; /* window addresses; gap_warps a count */
 } lutmm_skinny_layout;
 
-LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base, int bits, int mb, int one_row,
-                                                                  int block_warps) {
+/* The window from `base`: `front` bytes (X chunks, or the column-stream
+ * kernel's X row or sums), the warps' scale entries (`entries` bytes a
+ * warp), then the table on the next 64 KiB boundary, and rings of
+ * `per_warp` bytes, whole rings filling the gap below the table first. */
+LUTMM_HD static inline lutmm_skinny_layout lutmm_layout_around_table(uint32_t base, uint32_t front, uint32_t warps,
+                                                                    uint32_t entries, uint32_t per_warp) {
   lutmm_skinny_layout l;
-  const uint32_t warps = (uint32_t)block_warps, ring = LUTMM_SKINNY_RING(bits, mb, one_row);
-  const uint32_t per_warp = ring * LUTMM_SKINNY_SLOT_BYTES(bits);
   l.x = base;
-  l.scales = l.x + 2u * (uint32_t)lutmm_skinny_chunk(mb) * (uint32_t)(8 * mb) * LUTMM_SKINNY_X_ROW_BYTES;
-  l.gap = l.scales + warps * ring * LUTMM_SKINNY_SCALE_ENTRY(one_row);
+  l.scales = l.x + front;
+  l.gap = l.scales + warps * entries;
   l.table = (l.gap + LUTMM_SKINNY_TABLE_ALIGN - 1u) & ~(LUTMM_SKINNY_TABLE_ALIGN - 1u);
   l.gap_warps = (l.table - l.gap) / per_warp;
   if (l.gap_warps > warps) l.gap_warps = warps;
@@ -413,13 +415,54 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
   return l;
 }
 
-/* The column-stream kernel (column_kernel.cuh, M = 1) keeps X's one row
- * whole in the skinny layout's X region, 128 bytes a k-atom, and behind it
- * two sets of its warps' 64 sums: K up to 14336 with 16 warps, 15360 with
- * the 12 of 7- and 8-bit codes. */
-LUTMM_HD static inline int lutmm_column_stream_fits(int64_t k_atoms, int warps) {
+LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base, int bits, int mb, int one_row,
+                                                                  int block_warps) {
+  const uint32_t ring = LUTMM_SKINNY_RING(bits, mb, one_row);
+  const uint32_t x = 2u * (uint32_t)lutmm_skinny_chunk(mb) * (uint32_t)(8 * mb) * LUTMM_SKINNY_X_ROW_BYTES;
+  return lutmm_layout_around_table(base, x, (uint32_t)block_warps, ring * LUTMM_SKINNY_SCALE_ENTRY(one_row),
+                                   ring * LUTMM_SKINNY_SLOT_BYTES(bits));
+}
+
+/* The column-stream kernel (column_kernel.cuh, M = 1..4) in two forms.
+ * Whole X (ROWS = 1): X's one row stays in the skinny layout's X region,
+ * 128 bytes a k-atom, with two sets of the warps' sums behind it, while it
+ * fits (K up to 14336 with 16 warps, 15360 with the 12 of 7- and 8-bit
+ * codes). Two or four rows (M = 2, 3..4, and M = 1 past that K): each
+ * atom's ring slot carries its X behind the atom's words (ROWS rows of 64
+ * values, 128 bytes each; rows past M zero), so K has no limit, and the
+ * shared window starts with two sets of the warps' sums (ROWS × 64 fp32 a
+ * warp), then the scale entries, the table and the rings as in the skinny
+ * layout. Carried X cost M = 1 up to 5 % where the whole row fits
+ * (docs/PERF.md, change 77: the copies' instructions), hence the two
+ * forms. Ring depths are the skinny kernel's at M <= 8, but for 4 rows of
+ * 3- and 4-bit codes with one-row scales, which fit 3 and 2 deep. */
+#define LUTMM_COLUMN_MAX_ROWS 4
+LUTMM_HD static inline int lutmm_column_x_fits(int64_t k_atoms, int warps) {
   const int64_t region = 2 * (int64_t)lutmm_skinny_chunk(1) * 8 * LUTMM_SKINNY_X_ROW_BYTES;
   return k_atoms * 128 + 2 * (int64_t)warps * 64 * 4 <= region;
+}
+LUTMM_HD static inline int lutmm_column_rows(int64_t m, int64_t k_atoms, int warps) {
+  return m <= 1 && lutmm_column_x_fits(k_atoms, warps) ? 1 : m <= 2 ? 2 : 4;
+}
+#define LUTMM_COLUMN_RING(bits, one_row, rows)                                                                  \
+  ((rows) == 4 && (one_row) && (bits) == 3   ? 3                                                               \
+   : (rows) == 4 && (one_row) && (bits) == 4 ? 2                                                               \
+                                             : LUTMM_SKINNY_RING(bits, 1, one_row))
+/* A ring slot: the atom's words, and its X where X is carried (rows > 1). */
+#define LUTMM_COLUMN_SLOT_BYTES(bits, rows) (LUTMM_SKINNY_SLOT_BYTES(bits) + ((rows) > 1 ? 128u * (uint32_t)(rows) : 0u))
+
+/* The column-stream block's shared window from `base`: the skinny
+ * layout's fields, `x` holding X and the sums (one row) or the sums. */
+LUTMM_HD static inline lutmm_skinny_layout lutmm_column_layout_at(uint32_t base, int bits, int one_row, int rows,
+                                                                  int block_warps) {
+  if (rows == 1) return lutmm_skinny_layout_at(base, bits, 1, one_row, block_warps);
+  const uint32_t warps = (uint32_t)block_warps, ring = LUTMM_COLUMN_RING(bits, one_row, rows);
+  return lutmm_layout_around_table(base, 2u * warps * (uint32_t)rows * 64u * 4u, warps,
+                                   ring * LUTMM_SKINNY_SCALE_ENTRY(one_row), ring * LUTMM_COLUMN_SLOT_BYTES(bits, rows));
+}
+
+LUTMM_HD static inline size_t lutmm_column_smem_bytes(uint32_t base, int bits, int one_row, int rows, int warps) {
+  return (size_t)(lutmm_column_layout_at(base, bits, one_row, rows, warps).end - base);
 }
 
 /* Where the column-stream kernel takes M = 1 (same-run pairs on the H100,
@@ -433,11 +476,23 @@ LUTMM_HD static inline int lutmm_column_stream_fits(int64_t k_atoms, int warps) 
  * each column's barrier for the warp with one unit more. The 12-warp
  * blocks of 7- and 8-bit codes with per-slab scales ran 9-10 % slower on
  * 4096 x 4096 (about 1.3 units a warp), though 5-9 % faster on 14336 x
- * 4096. */
+ * 4096. At M = 2..4 (change 77, carried X): one-row codes of 4 bits and
+ * up 0-13 % faster on W of 64 atom columns and more (NF4 g128: 28672 x
+ * 8192 -6 %, 8192 x 28672 -2 %, 4096 x 4096 -13 %), but 3-14 % slower on
+ * 8192 x 1024 (16 columns cut about 8 ways, each part a block's whole
+ * range), hence 32 columns at least; the 12-warp blocks of 7- and 8-bit
+ * codes 2-7 % slower where a warp gets under two units (4096 x 4096:
+ * about 1.3), 4-10 % faster with more (14336 x 4096, 4096 x 14336: 4.5).
+ * Narrow W with any scales as at M = 1 for M = 2 (4-10 % faster), but at
+ * M = 3..4 4-row per-slab kernels (a first build's, spilling 44-100 B)
+ * ran 9-19 % slower, so there are none. */
 #define LUTMM_COLUMN_STREAM_SLAB_BITS 6 /* widest code it takes with per-slab scales */
-LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64_t n_atoms, int sm_count) {
-  return (one_row && bits >= 4) ||
-         (bits <= LUTMM_COLUMN_STREAM_SLAB_BITS && n_atoms >= 32 && 2 * n_atoms <= sm_count);
+LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64_t n_atoms, int64_t k_atoms,
+                                                   int sm_count, int64_t m) {
+  const int64_t units = n_atoms * ((k_atoms + 1) / 2);
+  if (m > 1 && bits >= 7 && units < 2 * (int64_t)LUTMM_SKINNY_WARPS(1, bits) * sm_count) return 0;
+  return (one_row && bits >= 4 && (m == 1 || n_atoms >= 32)) ||
+         (m <= 2 && bits <= LUTMM_COLUMN_STREAM_SLAB_BITS && n_atoms >= 32 && 2 * n_atoms <= sm_count);
 }
 
 /* Skinny kernels that can share a cut column's reduction among its

@@ -97,28 +97,38 @@ const void *kernel_for(int mb, int bits, int one_row, int warps, cut_path cut) {
   return one_row ? kernel_for_rows<T, true>(mb, bits, warps, cut) : kernel_for_rows<T, false>(mb, bits, warps, cut);
 }
 
-/* The column-stream kernel of a code width (M = 1, the default warp count);
- * NULL for per-slab scales above LUTMM_COLUMN_STREAM_SLAB_BITS, which
- * lutmm_column_stream_pays never gives it. */
-template <typename T, int BITS>
+/* The column-stream kernel of a code width and X rows (1: X whole; 2 or
+ * 4: X carried in the ring; the default warp count); NULL for per-slab
+ * scales above LUTMM_COLUMN_STREAM_SLAB_BITS or at 4 rows, and for 4 rows
+ * of codes below 4 bits, which lutmm_column_stream_pays never gives it. */
+template <typename T, int BITS, int ROWS>
 const void *column_kernel_for(int one_row) {
   constexpr int W = LUTMM_SKINNY_WARPS(1, BITS);
-  if (one_row) return (const void *)column_kernel<T, BITS, true, W>;
-  if constexpr (BITS <= LUTMM_COLUMN_STREAM_SLAB_BITS) return (const void *)column_kernel<T, BITS, false, W>;
+  if constexpr (ROWS < 4 || BITS >= 4)
+    if (one_row) return (const void *)column_kernel<T, BITS, true, W, ROWS>;
+  if constexpr (BITS <= LUTMM_COLUMN_STREAM_SLAB_BITS && ROWS <= 2)
+    return (const void *)column_kernel<T, BITS, false, W, ROWS>;
   else return nullptr;
 }
 
+template <typename T, int BITS>
+const void *column_kernel_for(int one_row, int rows) {
+  return rows == 1 ? column_kernel_for<T, BITS, 1>(one_row)
+         : rows == 2 ? column_kernel_for<T, BITS, 2>(one_row)
+                     : column_kernel_for<T, BITS, 4>(one_row);
+}
+
 template <typename T>
-const void *column_kernel_for(int bits, int one_row) {
+const void *column_kernel_for(int bits, int one_row, int rows) {
   switch (bits) {
-    case 1: return column_kernel_for<T, 1>(one_row);
-    case 2: return column_kernel_for<T, 2>(one_row);
-    case 3: return column_kernel_for<T, 3>(one_row);
-    case 4: return column_kernel_for<T, 4>(one_row);
-    case 5: return column_kernel_for<T, 5>(one_row);
-    case 6: return column_kernel_for<T, 6>(one_row);
-    case 7: return column_kernel_for<T, 7>(one_row);
-    default: return column_kernel_for<T, 8>(one_row);
+    case 1: return column_kernel_for<T, 1>(one_row, rows);
+    case 2: return column_kernel_for<T, 2>(one_row, rows);
+    case 3: return column_kernel_for<T, 3>(one_row, rows);
+    case 4: return column_kernel_for<T, 4>(one_row, rows);
+    case 5: return column_kernel_for<T, 5>(one_row, rows);
+    case 6: return column_kernel_for<T, 6>(one_row, rows);
+    case 7: return column_kernel_for<T, 7>(one_row, rows);
+    default: return column_kernel_for<T, 8>(one_row, rows);
   }
 }
 
@@ -143,9 +153,12 @@ cudaError_t launch_clusters(cudaStream_t stream, const lutmm_cuda_gemm_params *p
  * one (launch_skinny_rows). */
 template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base) {
-  const size_t smem = lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group, p->warps);
+  const int rows = lutmm_column_rows(p->m, p->k_atoms, p->warps);
+  const size_t smem = p->column_stream
+                          ? lutmm_column_smem_bytes(smem_base, p->bits, p->atom_one_group, rows, p->warps)
+                          : lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group, p->warps);
   if (p->cluster_ways > 1) return launch_clusters<T>(stream, p, smem);
-  const void *kernel = p->column_stream ? column_kernel_for<T>(p->bits, p->atom_one_group)
+  const void *kernel = p->column_stream ? column_kernel_for<T>(p->bits, p->atom_one_group, rows)
                                         : kernel_for<T>(p->mb, p->bits, p->atom_one_group, p->warps, cut_path_of(p));
   if (kernel == nullptr) return cudaErrorInvalidValue;
   const dim3 grid((unsigned)p->grid), block(32 * (unsigned)p->warps);
@@ -175,14 +188,15 @@ cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
             if (err != cudaSuccess) return err;
           }
         }
-  for (int bits = 1; bits <= 8; bits++) /* the column-stream kernels: M = 1 */
-    for (int one_row = 0; one_row < 2; one_row++) {
-      const size_t bytes = lutmm_skinny_smem_bytes(smem_base, bits, 1, one_row, lutmm_skinny_warps(1, bits));
-      const void *kernel = column_kernel_for<T>(bits, one_row);
-      if (bytes > limit || kernel == nullptr) continue;
-      const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-      if (err != cudaSuccess) return err;
-    }
+  for (int rows = 1; rows <= LUTMM_COLUMN_MAX_ROWS; rows *= 2) /* the column-stream kernels: M <= 4 */
+    for (int bits = 1; bits <= 8; bits++)
+      for (int one_row = 0; one_row < 2; one_row++) {
+        const size_t bytes = lutmm_column_smem_bytes(smem_base, bits, one_row, rows, lutmm_skinny_warps(1, bits));
+        const void *kernel = column_kernel_for<T>(bits, one_row, rows);
+        if (bytes > limit || kernel == nullptr) continue;
+        const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        if (err != cudaSuccess) return err;
+      }
   for (int mb = 1; mb <= 2; mb++) /* the CLUSTER kernels: M <= 16 */
     for (int bits = 1; bits <= 8; bits++)
       for (int one_row = 0; one_row < 2; one_row++) {

@@ -813,25 +813,28 @@ static void refused_cooperative_launches(harness *h) {
 static int column_stream_expected(const lutmm_cuda_state *s, const gemm_case *c) {
   const int64_t k_atoms = (c->k + 63) / 64, n_atoms = (c->n + 63) / 64;
   const int one_row = c->group_size == 0 || c->group_size % 64 == 0 || c->group_size >= c->k;
-  return c->m == 1 && lutmm_column_stream_fits(k_atoms, lutmm_skinny_warps(1, c->bits)) &&
-         lutmm_column_stream_pays(c->bits, one_row, n_atoms, s->sm_count);
+  return c->m <= LUTMM_COLUMN_MAX_ROWS && n_atoms * ((k_atoms + 1) / 2) <= INT32_MAX &&
+         lutmm_column_stream_pays(c->bits, one_row, n_atoms, k_atoms, s->sm_count, c->m);
 }
 
-/* The column-stream kernel (M = 1, cooperative launches, K up to 14336
- * with 16 warps, 15360 with 12): each case in exact and bound mode,
- * planned as the rules say. 1024 x 8192 (8 units a column, about 7.8 a
- * block on 132 SMs: ranges inside one column, so columns cut 2 and 3 ways,
- * a middle part published at its block's end), 8192 x 28672 NF4 (3.4
- * columns a block: one cut a column, some whole), K of 65 atoms (a
- * column's last unit one atom) over a ragged N with per-slab scales, and
- * K = 4128 (the last atom half past K) with groups of 32, K = 14336 and
- * 15360 (the most X 16 and 12 warps hold) with 12-warp 8-bit blocks, one
- * unit (a grid of one block), every width, X one element past a 16-byte
- * boundary (X staged by stores), two runs' bits, and cases the rules leave
- * to the skinny kernel: K = 14400 with 16 warps, 2-bit codes on 8192
- * columns, 8-bit codes in groups of 32 on 4096 columns. Clusters stay on:
- * the column-stream plan comes first. Then a refused cooperative launch,
- * which must go again on the skinny kernel. */
+/* The column-stream kernel (M = 1..4, cooperative launches, any K):
+ * each case in exact and bound mode, planned as the rules say. 1024 x
+ * 8192 (8 units a column, about 7.8 a block on 132 SMs: ranges inside one
+ * column, so columns cut 2 and 3 ways, a middle part published at its
+ * block's end), 8192 x 28672 NF4 (3.4 columns a block: one cut a column,
+ * some whole), K of 65 atoms (a column's last unit one atom) over a ragged
+ * N with per-slab scales, and K = 4128 (the last atom half past K) with
+ * groups of 32, K = 14336 and 15360 (the most X one whole row holds beside
+ * 16 and 12 warps) with 12-warp 8-bit blocks, K = 14400 and 28672 at
+ * M = 1 (X carried in the ring), one unit (a grid of one block), every
+ * width, X one element past a 16-byte boundary (X staged by stores), at
+ * M = 1 and 2, M = 2, 3 (a zero row in the 4-row kernel) and 4 on cut and
+ * whole columns, K = 20000 with M = 4 (the last atom half past K, a
+ * column's last unit one atom), two runs' bits at M = 1 and 4, and cases
+ * the rules leave to the skinny kernel: 2-bit codes on 8192 columns, 8-bit
+ * codes in groups of 32 on 4096 columns, per-slab scales at M = 4, M = 5.
+ * Clusters stay on: the column-stream plan comes first. Then a refused
+ * cooperative launch, which must go again on the skinny kernel. */
 static void column_stream(harness *h) {
   lutmm_cuda_state *s = cooperative_state(h, "column_stream");
   if (s == NULL) return;
@@ -855,6 +858,15 @@ static void column_stream(harness *h) {
       {8, 1, 4096, 4096, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 84},
       {4, 1, 4128, 2560, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 85},
       {8, 1, 15360, 1024, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 86},
+      {4, 2, 8192, 28672, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 87},
+      {4, 3, 1024, 8192, 64, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 88},
+      {4, 4, 28672, 2048, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 1, 0, 0, 89},
+      {4, 1, 28672, 2048, 128, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 96},
+      {5, 2, 4160, 3000, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 90},
+      {8, 4, 20000, 2048, 0, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 91},
+      {6, 2, 2048, 5120, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 1, 0, 92},
+      {3, 4, 4096, 4096, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 93},
+      {4, 5, 4096, 4096, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 94},
   };
   int taken = 0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
@@ -867,17 +879,21 @@ static void column_stream(harness *h) {
     printf("FAIL column_stream %s: the launch %s the column-stream kernel\n", name, want ? "did not take" : "took");
     failures++;
   }
-  const gemm_case twice = {4, 1, 4096, 14336, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 0, 0, 0, 83};
-  same_bits_twice(h, twice);
-  taken += s->last_skinny_column;
-  if (s->last_skinny_column != column_stream_expected(s, &twice)) {
-    printf("FAIL column_stream: the two-run case's plan is not the rules'\n");
-    failures++;
+  const gemm_case twice[] = {{4, 1, 4096, 14336, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 0, 0, 0, 83},
+                              {4, 4, 4096, 14336, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 0, 0, 0, 95}};
+  for (size_t i = 0; i < sizeof twice / sizeof twice[0]; i++) {
+    same_bits_twice(h, twice[i]);
+    taken += s->last_skinny_column;
+    if (s->last_skinny_column != column_stream_expected(s, &twice[i])) {
+      printf("FAIL column_stream: a two-run case's plan is not the rules'\n");
+      failures++;
+    }
   }
-  /* A device of 132 SMs (an H100 or H200) takes it in 13 of these 16. */
-  printf("column_stream: %d of %d cases took the column-stream kernel\n", taken, (int)(sizeof all / sizeof all[0]) + 1);
-  if (s->sm_count == 132 && taken != 13) {
-    printf("FAIL column_stream: %d cases took the column-stream kernel on a 132-SM part, not 13\n", taken);
+  const int cases = (int)(sizeof all / sizeof all[0] + sizeof twice / sizeof twice[0]);
+  /* A device of 132 SMs (an H100 or H200) takes it in 22 of these 26. */
+  printf("column_stream: %d of %d cases took the column-stream kernel\n", taken, cases);
+  if (s->sm_count == 132 && taken != 22) {
+    printf("FAIL column_stream: %d cases took the column-stream kernel on a 132-SM part, not 22\n", taken);
     failures++;
   }
   s->refuse_cooperative_launches = 1;

@@ -514,20 +514,62 @@ static void skinny_cluster_plan(void) {
     CHECK(LUTMM_SKINNY_RING(bits, 1, 1) * LUTMM_SKINNY_SLOT_BYTES(bits) >= 8u * 64u * sizeof(float));
 }
 
-/* The column-stream kernel's fit (X of up to 224 k-atoms beside two sets
- * of 16 warps' sums in the 36 KiB X region, 240 beside 12 warps') and the
- * measured rule:
- * codes of 4 bits and up with one-row scales anywhere, codes of up to 6
- * bits on W of 32 atom columns up to half the SMs. */
+/* The column-stream kernel's layout with carried X (two sets of the
+ * warps' sums, the scale entries, the table on a 64 KiB boundary, rings
+ * whose slots carry an atom and its X rows), stated as needs, for every
+ * instantiation within Hopper's block (one row: the skinny layout, checked
+ * above); its rows for M and K; and the measured rule: at M = 1 codes of 4
+ * bits and up with one-row scales anywhere, codes of up to 6 bits on W of
+ * 32 atom columns up to half the SMs; at M = 2..4 the first from 32 atom
+ * columns, the second at M = 2 only. */
+static void column_layout_one(uint32_t base, int bits, int one_row, int rows) {
+  const int warps = lutmm_skinny_warps(1, bits);
+  const lutmm_skinny_layout l = lutmm_column_layout_at(base, bits, one_row, rows, warps);
+  const uint32_t ring = LUTMM_COLUMN_RING(bits, one_row, rows), slot = LUTMM_COLUMN_SLOT_BYTES(bits, rows);
+  CHECK(ring >= 2 && ring <= 8 && slot % 16 == 0);
+  CHECK(l.x == base && l.scales - l.x >= 2u * (uint32_t)warps * (uint32_t)rows * 64u * 4u && l.scales % 16 == 0);
+  CHECK(l.gap - l.scales >= (uint32_t)warps * ring * LUTMM_SKINNY_SCALE_ENTRY(one_row));
+  CHECK(l.table % LUTMM_SKINNY_TABLE_ALIGN == 0 && l.table >= l.gap && l.above == l.table + LUTMM_SKINNY_TABLE_BYTES);
+  for (uint32_t w = 0; w < (uint32_t)warps; w++) {
+    const uint32_t start = w < l.gap_warps ? l.gap + w * ring * slot : l.above + (w - l.gap_warps) * ring * slot;
+    const int in_gap = start >= l.gap && start + ring * slot <= l.table;
+    const int after_table = start >= l.above && start + ring * slot <= l.end;
+    if (start % 16 != 0 || !(in_gap || after_table))
+      unit_fail(__FILE__, __LINE__, "column bits %d one_row %d rows %d: warp %u's ring at %u", bits, one_row, rows, w,
+                start);
+  }
+  const size_t bytes = lutmm_column_smem_bytes(base, bits, one_row, rows, warps);
+  CHECK(bytes == (size_t)(l.end - base));
+  if (base == HOPPER_RESERVED && bytes > HOPPER_BLOCK_LIMIT)
+    unit_fail(__FILE__, __LINE__, "column bits %d one_row %d rows %d needs %zu bytes", bits, one_row, rows, bytes);
+}
+
 static void column_stream_rule(void) {
-  CHECK(lutmm_column_stream_fits(224, 16) && !lutmm_column_stream_fits(225, 16));
-  CHECK(lutmm_column_stream_fits(240, 12) && !lutmm_column_stream_fits(241, 12));
-  CHECK(lutmm_column_stream_fits(1, 16));
-  CHECK(lutmm_column_stream_pays(4, 1, 448, 132) && lutmm_column_stream_pays(8, 1, 16, 132));
-  CHECK(!lutmm_column_stream_pays(4, 0, 448, 132) && !lutmm_column_stream_pays(3, 1, 448, 132));
-  CHECK(lutmm_column_stream_pays(2, 0, 64, 132) && lutmm_column_stream_pays(6, 0, 32, 132));
-  CHECK(!lutmm_column_stream_pays(7, 0, 64, 132) && !lutmm_column_stream_pays(2, 1, 31, 132));
-  CHECK(!lutmm_column_stream_pays(1, 1, 67, 132) && lutmm_column_stream_pays(1, 1, 66, 132));
+  for (uint32_t base = 0; base <= 4096; base += 512)
+    for (int rows = 2; rows <= LUTMM_COLUMN_MAX_ROWS; rows *= 2)
+      for (int bits = 1; bits <= 8; bits++)
+        for (int one_row = 0; one_row < 2; one_row++) column_layout_one(base, bits, one_row, rows);
+  /* one row whole while X and the sums fit the 36 KiB region: 224 k-atoms
+   * beside 16 warps' sums, 240 beside 12 warps'; else carried, 2 rows */
+  CHECK(lutmm_column_rows(1, 224, 16) == 1 && lutmm_column_rows(1, 225, 16) == 2);
+  CHECK(lutmm_column_rows(1, 240, 12) == 1 && lutmm_column_rows(1, 241, 12) == 2);
+  CHECK(lutmm_column_rows(2, 1, 16) == 2 && lutmm_column_rows(3, 1, 16) == 4 && lutmm_column_rows(4, 448, 16) == 4);
+  CHECK(LUTMM_COLUMN_MAX_ROWS == 4 && LUTMM_COLUMN_SLOT_BYTES(4, 1) == LUTMM_SKINNY_SLOT_BYTES(4));
+  CHECK(lutmm_column_stream_pays(4, 1, 448, 128, 132, 1) && lutmm_column_stream_pays(8, 1, 16, 128, 132, 1));
+  CHECK(!lutmm_column_stream_pays(4, 0, 448, 128, 132, 1) && !lutmm_column_stream_pays(3, 1, 448, 128, 132, 1));
+  CHECK(lutmm_column_stream_pays(2, 0, 64, 128, 132, 1) && lutmm_column_stream_pays(6, 0, 32, 128, 132, 1));
+  CHECK(!lutmm_column_stream_pays(7, 0, 64, 128, 132, 1) && !lutmm_column_stream_pays(2, 1, 31, 128, 132, 1));
+  CHECK(!lutmm_column_stream_pays(1, 1, 67, 128, 132, 1) && lutmm_column_stream_pays(1, 1, 66, 128, 132, 1));
+  /* M = 2..4: one-row codes of 4 bits and up from 32 atom columns; any
+   * scales on narrow W only at M = 2 */
+  CHECK(lutmm_column_stream_pays(4, 1, 448, 128, 132, 4) && lutmm_column_stream_pays(4, 1, 32, 128, 132, 2));
+  CHECK(!lutmm_column_stream_pays(4, 1, 16, 128, 132, 2) && !lutmm_column_stream_pays(4, 1, 31, 128, 132, 4));
+  CHECK(lutmm_column_stream_pays(4, 0, 64, 128, 132, 2) && !lutmm_column_stream_pays(4, 0, 64, 128, 132, 3));
+  CHECK(!lutmm_column_stream_pays(3, 1, 64, 128, 132, 4) && lutmm_column_stream_pays(3, 1, 64, 128, 132, 2));
+  /* 12-warp codes at M = 2..4: two units a warp (2 · 12 · 132 = 3168) */
+  CHECK(!lutmm_column_stream_pays(8, 1, 64, 64, 132, 4) && lutmm_column_stream_pays(8, 1, 64, 224, 132, 4));
+  CHECK(lutmm_column_stream_pays(7, 1, 99, 64, 132, 2) && !lutmm_column_stream_pays(7, 1, 98, 64, 132, 2));
+  CHECK(lutmm_column_stream_pays(8, 1, 64, 64, 132, 1)); /* M = 1: as measured in change 76 */
 }
 
 int main(int argc, char **argv) {
