@@ -31,9 +31,10 @@
  * of X's ROWS rows (rows past M zero), so a warp needs no X beyond its
  * atoms and K has no limit. The warps read different k ranges of one
  * column, so no X is shared between them; X is L2-resident, and 128 bytes
- * a row beside an atom's 512 a bit of code is the traffic it adds. The
- * copies' instructions cost M = 1 up to 5 % (docs/PERF.md, change 77),
- * hence the whole row where it fits. */
+ * a row beside an atom's 512 a bit of code is the traffic it adds. In a
+ * first build, whose copies took ~15 instructions an atom, carrying X cost
+ * M = 1 4-8 % where the row fits (docs/PERF.md, change 77), hence the
+ * whole row there. */
 #ifndef LUTMM_CUDA_COLUMN_KERNEL_CUH
 #define LUTMM_CUDA_COLUMN_KERNEL_CUH
 

@@ -432,9 +432,9 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
  * values, 128 bytes each; rows past M zero), so K has no limit, and the
  * shared window starts with two sets of the warps' sums (ROWS × 64 fp32 a
  * warp), then the scale entries, the table and the rings as in the skinny
- * layout. Carried X cost M = 1 up to 5 % where the whole row fits
- * (docs/PERF.md, change 77: the copies' instructions), hence the two
- * forms. Ring depths are the skinny kernel's at M <= 8, but for 4 rows of
+ * layout. Carried X cost M = 1 4-8 % where the whole row fits in a first
+ * build whose copies took ~15 instructions an atom (docs/PERF.md, change
+ * 77), hence the two forms. Ring depths are the skinny kernel's at M <= 8, but for 4 rows of
  * 3- and 4-bit codes with one-row scales, which fit 3 and 2 deep. */
 #define LUTMM_COLUMN_MAX_ROWS 4
 LUTMM_HD static inline int lutmm_column_x_fits(int64_t k_atoms, int warps) {

@@ -10,9 +10,10 @@
  * kernels, and the wide kernel's cluster launches. A launch that left a
  * ticket behind would give the next replay wrong sums. Shapes whose eager calls tag their partials
  * (a tag counted on the host, which a replay would not advance) must take
- * tickets when captured: no captured call may take a tag, while the eager
- * GEMMs between replays (M = 3, the column-stream kernel where launches
- * are cooperative) do. Exit 77 without a device. */
+ * tickets when captured: no captured call may take a tag, while one of
+ * the eager GEMMs between replays (M = 3 on 2048 columns, the
+ * column-stream kernel where launches are cooperative) does. Exit 77
+ * without a device. */
 #include <stdio.h>
 #include <string.h>
 
@@ -66,13 +67,24 @@ static void replay(harness *h, cudaStream_t stream, const gemm_case *c, harness_
   else if (harness_check(h, c, in, why, sizeof why) != 0) fail(c, "replay:", why);
 }
 
-/* An eager GEMM between replays: its launches move whatever state the
- * host keeps from launch to launch (a graph would not see it move). */
+/* Eager GEMMs between replays: their launches move whatever state the
+ * host keeps from launch to launch (a graph would not see it move): 4096 x
+ * 1000 the skinny kernel's (tickets, shared reduction or clusters), 4096 x
+ * 2048 the column-stream kernel's launch tag where launches are
+ * cooperative (M = 3, 32 atom columns: the rules take it). */
 static void eager(harness *h, uint64_t *rng) {
-  char why[256] = "";
-  const gemm_case c = {4, 3, 4096, 1000, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0,
-                       harness_next(rng)};
-  if (harness_run_case(h, &c, why, sizeof why, NULL) != 0) fail(&c, "eager GEMM between replays:", why);
+  static const int64_t n[2] = {1000, 2048};
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  for (int i = 0; i < 2; i++) {
+    char why[256] = "";
+    const gemm_case c = {4, 3, 4096, n[i], 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0,
+                         harness_next(rng)};
+    const uint32_t tag_before = s->last_tag;
+    if (harness_run_case(h, &c, why, sizeof why, NULL) != 0) fail(&c, "eager GEMM between replays:", why);
+    const int column = i == 1 && s->cooperative && s->column_stream;
+    if (s->last_skinny_column != column || (column && s->last_tag == tag_before))
+      fail(&c, "eager GEMM between replays:", column ? "no column-stream launch with a tag" : "a column-stream launch");
+  }
 }
 
 static void graph_case(harness *h, cudaStream_t stream, const gemm_case *c) {
