@@ -415,12 +415,17 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_layout_around_table(uint32_t ba
   return l;
 }
 
+/* The skinny layout's X region: two chunks of 16/MB k-atoms, 8·MB rows of
+ * LUTMM_SKINNY_X_ROW_BYTES each. */
+LUTMM_HD static inline uint32_t lutmm_skinny_x_bytes(int mb) {
+  return 2u * (uint32_t)lutmm_skinny_chunk(mb) * (uint32_t)(8 * mb) * LUTMM_SKINNY_X_ROW_BYTES;
+}
+
 LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base, int bits, int mb, int one_row,
                                                                   int block_warps) {
   const uint32_t ring = LUTMM_SKINNY_RING(bits, mb, one_row);
-  const uint32_t x = 2u * (uint32_t)lutmm_skinny_chunk(mb) * (uint32_t)(8 * mb) * LUTMM_SKINNY_X_ROW_BYTES;
-  return lutmm_layout_around_table(base, x, (uint32_t)block_warps, ring * LUTMM_SKINNY_SCALE_ENTRY(one_row),
-                                   ring * LUTMM_SKINNY_SLOT_BYTES(bits));
+  return lutmm_layout_around_table(base, lutmm_skinny_x_bytes(mb), (uint32_t)block_warps,
+                                   ring * LUTMM_SKINNY_SCALE_ENTRY(one_row), ring * LUTMM_SKINNY_SLOT_BYTES(bits));
 }
 
 /* The column-stream kernel (column_kernel.cuh, M = 1..4) in two forms.
@@ -434,12 +439,16 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
  * warp), then the scale entries, the table and the rings as in the skinny
  * layout. Carried X cost M = 1 4-8 % where the whole row fits in a first
  * build whose copies took ~15 instructions an atom (docs/PERF.md, change
- * 77), hence the two forms. Ring depths are the skinny kernel's at M <= 8, but for 4 rows of
- * 3- and 4-bit codes with one-row scales, which fit 3 and 2 deep. */
+ * 77), hence the two forms. Ring depths are the skinny kernel's at M <= 8,
+ * but for 4 rows of 3- and 4-bit codes with one-row scales, which fit 3
+ * and 2 deep. */
 #define LUTMM_COLUMN_MAX_ROWS 4
+/* Two sets of the warps' sums, `rows` × 64 fp32 a warp. */
+LUTMM_HD static inline uint32_t lutmm_column_sums_bytes(int warps, int rows) {
+  return 2u * (uint32_t)warps * (uint32_t)rows * 64u * 4u;
+}
 LUTMM_HD static inline int lutmm_column_x_fits(int64_t k_atoms, int warps) {
-  const int64_t region = 2 * (int64_t)lutmm_skinny_chunk(1) * 8 * LUTMM_SKINNY_X_ROW_BYTES;
-  return k_atoms * 128 + 2 * (int64_t)warps * 64 * 4 <= region;
+  return k_atoms * 128 + (int64_t)lutmm_column_sums_bytes(warps, 1) <= (int64_t)lutmm_skinny_x_bytes(1);
 }
 LUTMM_HD static inline int lutmm_column_rows(int64_t m, int64_t k_atoms, int warps) {
   return m <= 1 && lutmm_column_x_fits(k_atoms, warps) ? 1 : m <= 2 ? 2 : 4;
@@ -457,7 +466,7 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_column_layout_at(uint32_t base,
                                                                   int block_warps) {
   if (rows == 1) return lutmm_skinny_layout_at(base, bits, 1, one_row, block_warps);
   const uint32_t warps = (uint32_t)block_warps, ring = LUTMM_COLUMN_RING(bits, one_row, rows);
-  return lutmm_layout_around_table(base, 2u * warps * (uint32_t)rows * 64u * 4u, warps,
+  return lutmm_layout_around_table(base, lutmm_column_sums_bytes(block_warps, rows), warps,
                                    ring * LUTMM_SKINNY_SCALE_ENTRY(one_row), ring * LUTMM_COLUMN_SLOT_BYTES(bits, rows));
 }
 
