@@ -4,20 +4,9 @@
 #include <string.h>
 
 #include "cuda_ops.h"
+#include "cuda_plan.h"
 #include "cuda_state.h"
 #include "gemm_params.h"
-
-/* Stream-K keeps at most two partial tiles per block. The tiled kernel's
- * largest tile (64×256 fp32, MF = 4) runs at most two blocks per
- * multiprocessor (MF = 1 runs three, with tiles 16 times smaller); the wide
- * kernel's (LUTMM_WIDE_TILE_ELEMS: 128×256 or 256×128) and the skinny
- * kernel's (at most 64×512) one. */
-static size_t default_workspace_bytes(int sm_count) {
-  const size_t tiled_per_sm = (size_t)2 * lutmm_cuda_tile_elems(4);
-  const size_t wide_per_sm = (size_t)LUTMM_WIDE_TILE_ELEMS;
-  const size_t per_sm = tiled_per_sm > wide_per_sm ? tiled_per_sm : wide_per_sm;
-  return (size_t)2 * (size_t)sm_count * per_sm * sizeof(float);
-}
 
 /* Cooperative skinny launches (every block resident: cut columns reduced
  * by all their finishing contributors, docs/HEURISTICS.md) where the device
@@ -113,7 +102,7 @@ static void read_clusters(lutmm_cuda_state *s) {
 }
 
 static lutmm_status allocate_buffers(lutmm_cuda_state *s) {
-  s->own_workspace_bytes = default_workspace_bytes(s->sm_count);
+  s->own_workspace_bytes = lutmm_cuda_default_workspace_bytes(s->sm_count);
   cudaError_t err = cudaMalloc((void **)&s->own_workspace, s->own_workspace_bytes);
   if (err == cudaSuccess) err = cudaMalloc((void **)&s->flags, 2 * sizeof(int));
   /* A counter per column, at most 16 warps per block, one block per SM. */

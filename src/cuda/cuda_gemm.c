@@ -1,136 +1,21 @@
-/* lutmm_gemm on a CUDA context: picks the tile configuration, pipeline depth
- * and Stream-K grid (docs/HEURISTICS.md), fills the kernel parameters and
- * queues the main kernel and, when some tile's k range is split between
- * blocks, the ordered fixup. Never allocates, never synchronizes. */
+/* lutmm_gemm on a CUDA context: queues the launches that cuda_plan.c
+ * plans (kernel, tiles, stages, Stream-K grid, clusters; docs/HEURISTICS.md)
+ * and, when some tile's k range is split between blocks, the ordered
+ * fixup; takes tags for cooperative skinny launches, and plans again
+ * without clusters or cooperation when the device refuses those. Never
+ * allocates, never synchronizes. */
 #include <string.h>
 
 #include "cuda_ops.h"
+#include "cuda_plan.h"
 #include "cuda_state.h"
 #include "gemm_params.h"
 #include "numeric.h"
-
-#define MAX_STAGES 8
-#define BLOCK_RESERVED_SMEM 1024 /* the runtime keeps 1 KiB of each block's share */
-
-typedef struct gemm_plan {
-  int mf, stages, blocks_per_sm, grid;
-  size_t smem;
-} gemm_plan;
 
 int lutmm_cuda_supports_gemm(const lutmm_context *ctx, const lutmm_weights *w, const lutmm_gemm_args *args) {
   (void)ctx;
   (void)w;
   return args->x_dtype == LUTMM_DTYPE_F16 || args->x_dtype == LUTMM_DTYPE_BF16;
-}
-
-/* One m16 fragment per warp while M fits in it (weight-bound: widest k
- * split), more as M grows and the X tile gets reused across columns. */
-static int pick_mf(int64_t m) { return m <= 16 ? 1 : m <= 32 ? 2 : 4; }
-
-/* The lookup chain is latency-bound, so resident warps matter most: for
- * MF = 1, three blocks per multiprocessor when two stages fit in a third of
- * the shared memory; else two blocks with at least three stages, else one block with as
- * many stages as fit (at most 8). */
-static void pick_stages(const lutmm_cuda_state *s, int bits, gemm_plan *plan) {
-  const size_t fixed = lutmm_cuda_table_bytes(bits) + lutmm_cuda_reduce_bytes(plan->mf);
-  const size_t stage = lutmm_cuda_stage_bytes(bits);
-  const size_t min_stages[4] = {0, 2, 3, 2};
-  /* Registers: MF = 1 kernels use ~168 per thread (3 blocks fit in 64K),
-   * the wider ones up to 255 (2 blocks). */
-  for (int bps = plan->mf == 1 ? 3 : 2; bps >= 1; bps--) {
-    size_t budget = s->smem_per_sm / (size_t)bps - BLOCK_RESERVED_SMEM;
-    if (budget > s->smem_per_block) budget = s->smem_per_block;
-    if (fixed + min_stages[bps] * stage > budget && bps > 1) continue;
-    size_t stages = (budget - fixed) / stage;
-    if (stages > MAX_STAGES) stages = MAX_STAGES;
-    if (stages < 2) stages = 2;
-    plan->blocks_per_sm = bps;
-    plan->stages = (int)stages;
-    plan->smem = lutmm_cuda_smem_bytes(bits, plan->mf, plan->stages);
-    return;
-  }
-}
-
-/* Everything but the work decomposition. */
-static void fill_operands(const lutmm_weights *w, const lutmm_gemm_args *a, lutmm_cuda_gemm_params *p) {
-  const lutmm_geometry *g = &w->geom;
-  p->planes = (const uint8_t *)w->planes;
-  p->bits = w->params.bits;
-  p->slices = g->slicing.count;
-  for (int s = 0; s < 3; s++) {
-    p->plane_offset[s] = g->plane_offset[s];
-    p->width[s] = g->slicing.width[s];
-    p->shift[s] = g->slicing.shift[s];
-  }
-  p->scales = w->scales;
-  p->scale_dtype = (int)w->params.scale_dtype;
-  p->n_pad = g->n_pad;
-  p->group_size = g->group_size;
-  p->group_log2 = -1;
-  for (int b = 0; b < 62; b++)
-    if (((int64_t)1 << b) == g->group_size) p->group_log2 = b;
-  p->atom_one_group = g->group_size % 64 == 0 || g->group_size >= w->params.k;
-  p->atom_group_log2 = g->group_size >= w->params.k ? 31 : -1;
-  for (int b = 0; b < 31 && p->atom_group_log2 < 0; b++)
-    if (((int64_t)64 << b) == g->group_size) p->atom_group_log2 = b;
-  p->atom_group_mask = p->atom_group_log2 < 0 ? 0u : ((uint32_t)1 << p->atom_group_log2) - 1u;
-  p->atom_scale_rows = p->atom_one_group ? 1 : lutmm_skinny_scale_rows_max(g->group_size);
-  p->scale_rows = g->scale_rows;
-  p->k_atoms = g->k_atoms;
-  p->n_atoms = g->n_atoms;
-  p->x = a->x;
-  p->x_vector = ((uintptr_t)a->x % 16 == 0) && (w->params.k % 8 == 0);
-  p->m = a->m;
-  p->k = w->params.k;
-  p->n = w->params.n;
-  p->y = a->y;
-  p->y_dtype = (int)a->y_dtype;
-  memcpy(p->table, w->table, sizeof(float) * ((size_t)1 << w->params.bits));
-}
-
-static void fill_tiles(const lutmm_weights *w, const lutmm_gemm_args *a, int mf, lutmm_cuda_gemm_params *p) {
-  const lutmm_geometry *g = &w->geom;
-  p->mf = mf;
-  p->tile_m = lutmm_cuda_block_m(mf);
-  p->tile_n = lutmm_cuda_block_n(mf);
-  p->m_tiles = (a->m + lutmm_cuda_block_m(mf) - 1) / lutmm_cuda_block_m(mf);
-  p->n_tiles = (g->n_atoms + lutmm_cuda_nwn(mf) - 1) / lutmm_cuda_nwn(mf);
-  p->iters = (g->k_atoms + lutmm_cuda_nwk(mf) - 1) / lutmm_cuda_nwk(mf);
-  p->units = p->m_tiles * p->n_tiles * p->iters;
-}
-
-/* Blocks whose two fp32 partial tiles (first and last segment) the
- * workspace holds, for tiles of p's size. */
-static int64_t workspace_blocks(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
-  const size_t per_block = 2 * (size_t)p->tile_m * (size_t)p->tile_n * sizeof(float);
-  return (int64_t)(s->workspace == NULL ? 0 : s->workspace_bytes / per_block);
-}
-
-/* Stream-K grid: every resident block slot busy, unless the workspace cannot
- * hold two partial tiles per block; then one block per tile (no partials). */
-static void pick_grid(const lutmm_cuda_state *s, lutmm_cuda_gemm_params *p, gemm_plan *plan) {
-  int64_t grid = (int64_t)s->sm_count * plan->blocks_per_sm;
-  /* Each block takes at least max(2, iters/8) units, so no tile is cut into
-   * more than ~9 partials (the fixup reads every partial of every element). */
-  const int64_t min_units = p->iters / 8 > 2 ? p->iters / 8 : 2;
-  if (grid > p->units / min_units) grid = p->units / min_units > 0 ? p->units / min_units : 1;
-  const int64_t fits = workspace_blocks(s, p);
-  if (fits < grid) grid = fits >= s->sm_count ? fits : p->m_tiles * p->n_tiles;
-  plan->grid = (int)grid;
-  p->grid = plan->grid;
-  p->stages = plan->stages;
-  p->workspace = s->workspace;
-}
-
-/* Whether block boundaries fall only on tile boundaries. */
-static int tiles_whole(const lutmm_cuda_gemm_params *p) {
-  return p->units % p->grid == 0 && (p->units / p->grid) % p->iters == 0;
-}
-
-/* Warps per skinny block for X rows in `mb` m8 blocks on this device. */
-static int skinny_warps(const lutmm_cuda_state *s, const lutmm_weights *w, int mb, const lutmm_cuda_gemm_params *p) {
-  return lutmm_skinny_warps_for(mb, w->params.bits, p->atom_one_group, w->geom.n_atoms * w->geom.k_atoms,
-                                s->sm_count, s->smem_base, s->smem_per_block);
 }
 
 /* Whether the context's stream is being captured into a CUDA graph (or
@@ -139,142 +24,6 @@ static int skinny_warps(const lutmm_cuda_state *s, const lutmm_weights *w, int m
 static int stream_capturing(const lutmm_cuda_state *s) {
   enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   return cudaStreamIsCapturing(s->stream, &status) != cudaSuccess || status != cudaStreamCaptureStatusNone;
-}
-
-/* M = 1..4 as the column-stream kernel (column_kernel.cuh): units column
- * after column, a block's range one run of the packed planes, one block an
- * SM, X whole or carried in the ring (any K); a cut column's first block
- * adds the others' tagged parts at the end of its range, so only where
- * tags can be used: a cooperative grid the SMs hold, not in a graph
- * (docs/HEURISTICS.md). The kernel reads none of the
- * skinny plan's tile, workspace or ticket fields. */
-static int plan_column_stream(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int cooperative,
-                              lutmm_cuda_gemm_params *p) {
-  const lutmm_geometry *g = &w->geom;
-  const int bits = w->params.bits, warps = lutmm_skinny_warps(1, bits);
-  const int rows = lutmm_column_rows(m, g->k_atoms, warps);
-  const int64_t iters = (g->k_atoms + 1) / 2, units = g->n_atoms * iters;
-  const int64_t grid = units < s->sm_count ? units : s->sm_count;
-  if (m > LUTMM_COLUMN_MAX_ROWS || !cooperative || !s->cooperative || !s->column_stream || units > INT32_MAX ||
-      m * w->params.k * 2 > INT32_MAX ||
-      !lutmm_column_stream_pays(bits, p->atom_one_group, g->n_atoms, g->k_atoms, s->sm_count, m) ||
-      lutmm_column_smem_bytes(s->smem_base, bits, p->atom_one_group, rows, warps) > s->smem_per_block ||
-      (size_t)grid * (size_t)rows * 64 > s->tagged_words || stream_capturing(s))
-    return 0;
-  p->mb = 1;
-  p->warps = warps;
-  p->iters = iters;
-  p->units = units;
-  p->grid = (int)grid;
-  p->cluster_ways = 0;
-  p->cluster_groups = 0;
-  p->shares_reduction = 0;
-  p->tags_head = 0;
-  p->tagged = s->tagged;
-  p->cooperative = 1;
-  p->column_stream = 1;
-  return 1;
-}
-
-/* The skinny kernel (one launch per `m` <= 64 rows, every code width): X
- * in m8 blocks, one tile of W atom columns per unit row, two k-atoms per
- * unit, a Stream-K grid of lutmm_skinny_grid blocks, or (where `clusters`
- * allows) each tile's blocks in clusters that add its cut columns
- * (lutmm_skinny_cluster_plan). Where `cooperative` allows, cut columns may
- * take the paths whose blocks wait for each other (shared reduction, tags,
- * HEAD). */
-static void plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int clusters,
-                        int cooperative, lutmm_cuda_gemm_params *p) {
-  const lutmm_geometry *g = &w->geom;
-  p->column_stream = 0;
-  if (plan_column_stream(s, w, m, cooperative, p)) return;
-  p->mb = lutmm_skinny_mb(m);
-  const int warps = skinny_warps(s, w, p->mb, p);
-  p->warps = warps;
-  p->tile_m = 8 * p->mb;
-  p->tile_n = 64 * warps;
-  p->m_tiles = 1;
-  p->n_tiles = (g->n_atoms + warps - 1) / warps;
-  p->iters = (g->k_atoms + 1) / 2;
-  p->units = p->n_tiles * p->iters;
-  p->grid =
-      (int)lutmm_skinny_grid(m, p->atom_one_group, p->iters, p->n_tiles, s->sm_count, workspace_blocks(s, p));
-  p->workspace = s->workspace;
-  p->tickets = s->tickets;
-  p->shares_reduction = 0;
-  p->tagged = NULL;
-  p->tags_head = 0;
-  p->cooperative = 0;
-  /* Cut columns added by clusters (and, with several a tile, their sums
-   * by tickets in the workspace's partial slots). */
-  const lutmm_skinny_clusters plan =
-      lutmm_skinny_cluster_plan(p->mb, w->params.bits, p->atom_one_group != 0, m, p->iters, p->n_tiles, p->tile_n,
-                                p->grid, s->skinny_clusters, clusters ? s->skinny_cluster_groups : 0,
-                                2 * workspace_blocks(s, p));
-  p->cluster_ways = plan.ways;
-  p->cluster_groups = plan.groups;
-  if (p->cluster_ways) {
-    p->grid = (int)(p->n_tiles * p->cluster_groups * p->cluster_ways);
-    return;
-  }
-  /* Cooperative paths only on a grid the SMs hold: never the small
-   * workspace's one block a tile past them. */
-  const int resident = cooperative && s->cooperative && p->grid <= s->sm_count;
-  p->shares_reduction = resident && lutmm_skinny_reduces_together(p->mb, m, p->iters, p->grid, p->units);
-  /* M <= 4 and at most 8 partials a column: never a shared reduction
-   * (12 or more partials at M <= 4, 8 or more only at M = 5..8).
-   * Not in a graph: a replay would reuse the captured tag (asked last, as
-   * the only runtime call). */
-  const int tags = resident && lutmm_skinny_tags_partials(p->mb, m, p->iters, p->grid, p->units) &&
-                   (size_t)2 * (size_t)p->grid * LUTMM_SKINNY_TAGGED_ROWS * (size_t)p->tile_n <= s->tagged_words &&
-                   !stream_capturing(s);
-  /* M = 5..16 over ticket-counted columns (never with tags, M <= 4): the
-   * HEAD kernel, one tagged slot of the tile's rows a block. */
-  const int head = resident &&
-                   lutmm_skinny_tags_head(p->mb, p->bits, p->atom_one_group, m, p->iters, p->grid, p->units,
-                                          p->shares_reduction) &&
-                   (size_t)p->grid * (size_t)p->tile_m * (size_t)p->tile_n <= s->tagged_words && !stream_capturing(s);
-  p->tagged = tags || head ? s->tagged : NULL;
-  p->tags_head = head;
-  p->cooperative = p->shares_reduction || p->tagged != NULL;
-}
-
-/* Rows of X per skinny launch: 64 with one-row scales, else 32 (fewer
- * when M is smaller). */
-static int64_t skinny_rows(const lutmm_gemm_args *a, const lutmm_cuda_gemm_params *p) {
-  const int64_t most = 8 * lutmm_skinny_max_mb(p->atom_one_group);
-  return a->m < most ? a->m : most;
-}
-
-/* Whether one skinny launch per skinny_rows rows beats the tiled kernel:
- * always for up to two launches; for up to four only with one-row scales
- * and weights of at least 2^25 elements. Measured on the H200 at NF4
- * (docs/PERF.md, change 22): two launches 1.0-2.6x faster than the tiled
- * kernel on every shape; four 64-row launches 1.6-1.8x faster on 8192 x
- * 28672 and 28672 x 8192 but 0.64-0.83x on 4096 x 4096 and 8192 x 1024;
- * four 32-row launches (per-slab scales) 0.82-0.98x everywhere. */
-static int skinny_pays(const lutmm_weights *w, const lutmm_gemm_args *a, const lutmm_cuda_gemm_params *p) {
-  const int64_t rows = skinny_rows(a, p), launches = (a->m + rows - 1) / rows;
-  return launches <= 2 ||
-         (launches <= 4 && p->atom_one_group && w->params.k * w->params.n >= ((int64_t)1 << 25));
-}
-
-/* The skinny kernel numbers units and atoms in 32 bits (padded tiles
- * included) and addresses scales with 32-bit byte offsets; no weights that
- * fit a GPU come near either limit. Its shared memory (up to 226 KiB) fits
- * Hopper but not every Ampere part; there the tiled kernel takes every M.
- * Its per-slab scale entries hold two fp32 rows, so fp32 scales in groups
- * of 16 (four rows an atom) take the tiled kernel too. */
-static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
-                      const lutmm_cuda_gemm_params *p) {
-  const int mb = lutmm_skinny_mb(skinny_rows(a, p)), warps = skinny_warps(s, w, mb, p);
-  const int64_t columns = (w->geom.n_atoms + warps - 1) / warps * warps;
-  return skinny_pays(w, a, p) &&
-         lutmm_skinny_scales_fit(p->atom_one_group, (int)lutmm_dtype_size(w->params.scale_dtype),
-                                 w->geom.group_size) &&
-         lutmm_skinny_smem_bytes(s->smem_base, w->params.bits, mb, p->atom_one_group, warps) <= s->smem_per_block &&
-         columns * (w->geom.k_atoms + 1) < ((int64_t)1 << 31) &&
-         w->geom.scale_rows * w->geom.n_pad * 4 < ((int64_t)1 << 31);
 }
 
 /* A tagged skinny launch's tag: one more than the last. Before the count
@@ -313,16 +62,18 @@ static cudaError_t launch_skinny(lutmm_cuda_state *s, const lutmm_gemm_args *a, 
                                        : lutmm_cuda_launch_skinny_bf16(s->stream, p, s->smem_base);
 }
 
-/* One skinny launch per skinny_rows rows of X and Y, queued in order on the
- * stream; each reads every weight again (skinny_pays says when that is
- * worth it). The launches share the workspace and tickets; stream order
- * keeps them apart. A row offset keeps X's 16-byte alignment (x_vector
- * needs K % 8 == 0). */
+/* One skinny launch per lutmm_cuda_skinny_rows rows of X and Y, queued
+ * in order on the stream; each reads every weight again (cuda_plan.c's
+ * skinny_pays says when that is worth it). The launches share the
+ * workspace and tickets; stream order keeps them apart. A row offset keeps
+ * X's 16-byte alignment (x_vector needs K % 8 == 0). The capture status is
+ * asked once a call: tagged plans are not for graphs. */
 static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                                       lutmm_cuda_gemm_params *p) {
-  const int64_t rows = skinny_rows(a, p);
+  const int64_t rows = lutmm_cuda_skinny_rows(a, p);
   const size_t x_row = (size_t)w->params.k * lutmm_dtype_size(a->x_dtype);
   const size_t y_row = (size_t)w->params.n * lutmm_dtype_size(a->y_dtype);
+  const int capturing = stream_capturing(s);
   for (int64_t r0 = 0; r0 < a->m; r0 += rows) {
     p->m = a->m - r0 < rows ? a->m - r0 : rows;
     p->x = (const uint8_t *)a->x + (size_t)r0 * x_row;
@@ -330,7 +81,7 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
     int clusters = 1, cooperative = 1;
     cudaError_t err;
     for (;;) {
-      plan_skinny(s, w, p->m, clusters, cooperative, p);
+      lutmm_cuda_plan_skinny(s, w, p->m, clusters, cooperative, capturing, p);
       err = launch_skinny(s, a, p);
       /* A cluster launch the device refuses (another client holding part
        * of a GPC, say) goes again without clusters; a cooperative grid it
@@ -354,38 +105,6 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
   return cudaSuccess;
 }
 
-/* The wide kernel (Hopper wgmma), where the device runs its sm_90a code,
- * above 32 rows of X: tiles of 256 rows above M = 128 (each weight
- * dequantized once for twice the rows), 128 rows above 64, and at
- * M = 33..64 by the width of W (docs/HEURISTICS.md):
- * - at most 4096 columns: 128-row tiles. There the skinny kernel's 64-row
- *   launch ran 1.25-1.75x their time (NF4, 4096 x 4096, 8192 x 1024,
- *   14336 x 4096; codes of 5..8 bits 1.2-1.8x), while 64-row tiles, 1 to 8
- *   tiles of 512 columns, ran 1.1-1.4x it.
- * - wider: 64-row tiles, 0.65-0.95x the skinny launch's time (8192 x
- *   28672, 28672 x 8192, 8192 x 8192, 4096 x 14336, codes of 2..4 bits,
- *   groups of 32 to 128; 3-bit codes with groups of 64 and up on 8192 x
- *   28672 and 4096 x 14336 up to 8 % slower); for codes of 5..8 bits
- *   0.77-1.07x (median 0.91; 8192 x 28672 0.93-1.07x) with one-row
- *   scales, and with per-slab scales 0.80-1.02x (median 0.87) the time of
- *   the 128-row tiles, which they took before (their skinny launches cost
- *   more still). */
-static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
-  if (!s->wide || a->m <= 32) return 0;
-  if (a->m > 128) return 256;
-  return a->m > 64 || w->params.n <= 4096 ? 128 : 64;
-}
-
-/* As many stages as fit, at most LUTMM_WIDE_MAX_STAGES; none (no wide
- * kernel) below four: two units in flight ahead of the one computed and
- * the one whose MMAs may still read X. */
-static int wide_stages(const lutmm_cuda_state *s, int bits, int tile_m) {
-  if (s->smem_per_block < lutmm_wide_smem_bytes(bits, tile_m, 4)) return 0;
-  const size_t room = s->smem_per_block - lutmm_wide_smem_bytes(bits, tile_m, 0);
-  const size_t stages = room / lutmm_wide_stage_bytes(bits, tile_m);
-  return stages > LUTMM_WIDE_MAX_STAGES ? LUTMM_WIDE_MAX_STAGES : (int)stages;
-}
-
 /* One planned wide launch. */
 static cudaError_t launch_wide_kernel(const lutmm_cuda_state *s, const lutmm_gemm_args *a,
                                       const lutmm_cuda_gemm_params *p, size_t smem) {
@@ -395,58 +114,33 @@ static cudaError_t launch_wide_kernel(const lutmm_cuda_state *s, const lutmm_gem
                                        : lutmm_cuda_launch_wide_bf16(s->stream, p, smem);
 }
 
-/* One block per multiprocessor over (m-tile, n-tile, k-atom) units, m
- * fastest, split as the tiled kernel's (pick_grid), then the ordered fixup
- * when a tile is cut; or one block per tile where that is one wave and
- * costs less than the cuts (lutmm_wide_whole_tiles), or each tile cut
- * evenly where that keeps nearly every block (lutmm_wide_even_grid), its
- * parts added by a cluster of their blocks where one fits
- * (lutmm_wide_cluster_ways) rather than by the fixup, or halved where a
- * cluster adds the halves and that beats the split even on fewer blocks
- * (lutmm_wide_halved_grid). X
- * travels by TMA where it allows a tensor map (rows on 16-byte
- * boundaries), else by the producer's stores. */
+/* The wide launch as lutmm_cuda_plan_wide plans it, then the fixup where
+ * a tile is cut and no cluster adds it. X travels by TMA where it allows a
+ * tensor map (rows on 16-byte boundaries), else by the producer's stores.
+ * A refused cluster launch goes again without clusters, on any error: the
+ * driver names no single one for a cluster it cannot place, and a plan
+ * with no kernel would show in the tests' expected cluster ways. */
 static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
-                               int tile_m, int stages, lutmm_cuda_gemm_params *p) {
-  const lutmm_geometry *g = &w->geom;
-  const int tile_atoms = lutmm_wide_tile_n(tile_m) / 64;
-  p->tile_m = tile_m;
-  p->tile_n = lutmm_wide_tile_n(tile_m);
-  p->acc_order = 1;
-  p->m_tiles = (a->m + tile_m - 1) / tile_m;
-  p->n_tiles = (g->n_atoms + tile_atoms - 1) / tile_atoms;
-  p->iters = g->k_atoms;
-  p->units = p->m_tiles * p->n_tiles * p->iters;
-  p->x_tma = lutmm_cuda_x_tensor_map(s->encode_tensor_map, a->x, a->m, w->params.k, tile_m, &p->x_map);
-  gemm_plan plan = {0, stages, 1, 0, lutmm_wide_smem_bytes(w->params.bits, tile_m, stages)};
-  pick_grid(s, p, &plan);
-  const int stream_k_grid = p->grid;
-  const int64_t tiles = p->m_tiles * p->n_tiles, even = lutmm_wide_even_grid(tiles, p->grid);
-  const int64_t halved = even > 0 ? 0 : lutmm_wide_halved_grid(tiles, p->iters, p->units, p->grid);
-  const int64_t ways = even > 0 ? even / tiles : 2;
-  const size_t stage_bytes_all = (size_t)stages * lutmm_wide_stage_bytes(w->params.bits, tile_m);
-  const int cluster = ways <= LUTMM_WIDE_MAX_CLUSTER &&
-                      lutmm_wide_cluster_ways(tiles, ways, p->iters, s->wide_clusters[ways], tile_m, stage_bytes_all);
-  if (lutmm_wide_whole_tiles(tiles, p->iters, p->units, p->grid, s->sm_count)) plan.grid = p->grid = (int)tiles;
-  else if (even > 0 || (halved > 0 && cluster)) {
-    plan.grid = p->grid = (int)(ways * tiles);
-    p->cluster_ways = cluster ? (int)ways : 0;
-  }
-  cudaError_t err = launch_wide_kernel(s, a, p, plan.smem);
+                               lutmm_cuda_choice c, lutmm_cuda_gemm_params *p) {
+  p->x_tma = lutmm_cuda_x_tensor_map(s->encode_tensor_map, a->x, a->m, w->params.k, c.tile_m, &p->x_map);
+  size_t smem = lutmm_cuda_plan_wide(s, w, a, c, 1, p);
+  cudaError_t err = launch_wide_kernel(s, a, p, smem);
   if (err != cudaSuccess && p->cluster_ways) {
-    /* A refused cluster launch goes again without clusters, on any error:
-     * the driver names no single one for a cluster it cannot place, and a
-     * plan with no kernel would show in the tests' expected cluster ways.
-     * An even split keeps its grid (what it runs without clusters anyway);
-     * halved tiles, which only clusters pay for, take the Stream-K grid
-     * back. Either way the fixup adds the parts, whose slots fit: both
-     * grids are at most pick_grid's, which the workspace holds. */
     (void)cudaGetLastError(); /* not sticky: clear it */
-    p->cluster_ways = 0;
-    if (even == 0) plan.grid = p->grid = stream_k_grid;
-    err = launch_wide_kernel(s, a, p, plan.smem);
+    smem = lutmm_cuda_plan_wide(s, w, a, c, 0, p);
+    err = launch_wide_kernel(s, a, p, smem);
   }
-  if (err == cudaSuccess && !tiles_whole(p) && !p->cluster_ways) err = lutmm_cuda_launch_fixup(s->stream, p);
+  if (err == cudaSuccess && lutmm_cuda_needs_fixup(p)) err = lutmm_cuda_launch_fixup(s->stream, p);
+  return err;
+}
+
+/* The tiled launch, then the fixup where a tile is cut. */
+static cudaError_t launch_tiled(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
+                                lutmm_cuda_gemm_params *p) {
+  const size_t smem = lutmm_cuda_plan_tiled(s, w, a, p);
+  cudaError_t err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_gemm_f16(s->stream, p, smem)
+                                                  : lutmm_cuda_launch_gemm_bf16(s->stream, p, smem);
+  if (err == cudaSuccess && lutmm_cuda_needs_fixup(p)) err = lutmm_cuda_launch_fixup(s->stream, p);
   return err;
 }
 
@@ -454,27 +148,21 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   lutmm_cuda_state *s = lutmm_cuda_state_of(ctx);
   lutmm_cuda_gemm_params p;
   memset(&p, 0, sizeof p);
-  fill_operands(w, args, &p);
-  const int tile_m = wide_tile_m(s, w, args);
-  const int stages = tile_m > 0 ? wide_stages(s, w->params.bits, tile_m) : 0;
-  s->last_wide_tile_m = stages > 0 ? tile_m : 0;
+  lutmm_cuda_fill_operands(w, args, &p);
+  const lutmm_cuda_choice c = lutmm_cuda_choose_kernel(s, w, args, &p);
+  s->last_wide_tile_m = c.tile_m;
   s->last_wide_cluster_ways = 0;
   /* until a skinny launch says */
   s->last_skinny_cluster_ways = s->last_skinny_cluster_groups = s->last_skinny_shared = s->last_skinny_head = 0;
   s->last_skinny_cooperative = s->last_skinny_column = 0;
-  if (stages > 0) {
-    const cudaError_t err = launch_wide(s, w, args, tile_m, stages, &p);
-    s->last_wide_cluster_ways = p.cluster_ways;
-    return lutmm_cuda_status(err);
+  cudaError_t err = cudaSuccess;
+  switch (c.kernel) {
+    case LUTMM_CUDA_KERNEL_WIDE:
+      err = launch_wide(s, w, args, c, &p);
+      s->last_wide_cluster_ways = p.cluster_ways;
+      break;
+    case LUTMM_CUDA_KERNEL_SKINNY: err = launch_skinny_rows(s, w, args, &p); break;
+    case LUTMM_CUDA_KERNEL_TILED: err = launch_tiled(s, w, args, &p); break;
   }
-  if (use_skinny(s, w, args, &p)) return lutmm_cuda_status(launch_skinny_rows(s, w, args, &p));
-  /* The tiled kernel keeps 1..4-bit codes only at MF = 4 (gemm_launch.cuh). */
-  gemm_plan plan = {w->params.bits <= 4 ? 4 : pick_mf(args->m), 0, 0, 0, 0};
-  pick_stages(s, w->params.bits, &plan);
-  fill_tiles(w, args, plan.mf, &p);
-  pick_grid(s, &p, &plan);
-  cudaError_t err = args->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_gemm_f16(s->stream, &p, plan.smem)
-                                                     : lutmm_cuda_launch_gemm_bf16(s->stream, &p, plan.smem);
-  if (err == cudaSuccess && !tiles_whole(&p)) err = lutmm_cuda_launch_fixup(s->stream, &p);
   return lutmm_cuda_status(err);
 }
