@@ -253,21 +253,32 @@ static int skinny_pays(const lutmm_weights *w, const lutmm_gemm_args *a, const l
          (launches <= 4 && p->atom_one_group && w->params.k * w->params.n >= ((int64_t)1 << 25));
 }
 
-/* The skinny kernel numbers units and atoms in 32 bits (padded tiles
- * included) and addresses scales with 32-bit byte offsets; no weights that
- * fit a GPU come near either limit. Its shared memory (up to 226 KiB) fits
- * Hopper but not every Ampere part; there the tiled kernel takes every M.
- * Its per-slab scale entries hold two fp32 rows, so fp32 scales in groups
- * of 16 (four rows an atom) take the tiled kernel too. */
+/* Whether the skinny launch of `m` rows fits its kernel's limits: the
+ * block's shared memory, and units and atoms numbered in 32 bits (padded
+ * tiles included; no weights that fit a GPU come near that). */
+static int skinny_launch_fits(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m,
+                              const lutmm_cuda_gemm_params *p) {
+  const int mb = lutmm_skinny_mb(m), warps = skinny_warps(s, w, mb, p);
+  const int64_t columns = (w->geom.n_atoms + warps - 1) / warps * warps;
+  return lutmm_skinny_smem_bytes(s->smem_base, w->params.bits, mb, p->atom_one_group, warps) <= s->smem_per_block &&
+         columns * (w->geom.k_atoms + 1) < ((int64_t)1 << 31);
+}
+
+/* Where the skinny kernel pays and every launch of the call fits: the
+ * full ones and the last, smaller one, whose kernel of fewer m8 blocks
+ * has more warps and so needs more shared memory (all fit Hopper's 227
+ * KiB; on an A100's 163 KiB a 64-row launch of narrow codes fits but a
+ * 1-row one does not: the tiled kernel takes such calls whole). Scales
+ * are addressed with 32-bit byte offsets, and per-slab scale entries hold
+ * two fp32 rows, so fp32 scales in groups of 16 (four rows an atom) take
+ * the tiled kernel too. */
 static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                       const lutmm_cuda_gemm_params *p) {
-  const int mb = lutmm_skinny_mb(lutmm_cuda_skinny_rows(a, p)), warps = skinny_warps(s, w, mb, p);
-  const int64_t columns = (w->geom.n_atoms + warps - 1) / warps * warps;
+  const int64_t rows = lutmm_cuda_skinny_rows(a, p), last = a->m % rows;
   return skinny_pays(w, a, p) &&
          lutmm_skinny_scales_fit(p->atom_one_group, (int)lutmm_dtype_size(w->params.scale_dtype),
                                  w->geom.group_size) &&
-         lutmm_skinny_smem_bytes(s->smem_base, w->params.bits, mb, p->atom_one_group, warps) <= s->smem_per_block &&
-         columns * (w->geom.k_atoms + 1) < ((int64_t)1 << 31) &&
+         skinny_launch_fits(s, w, rows, p) && (last == 0 || skinny_launch_fits(s, w, last, p)) &&
          w->geom.scale_rows * w->geom.n_pad * 4 < ((int64_t)1 << 31);
 }
 

@@ -1,0 +1,366 @@
+/* The CUDA backend's plans (src/cuda/cuda_plan.c) for modelled devices,
+ * checked on the host: the planner makes no CUDA call, so every choice it
+ * makes for a device of given limits can be checked here without a GPU.
+ * A model holds what a context reads from its device (cuda_context.c):
+ * multiprocessors, shared memory per SM and per block, the runtime's
+ * reserved bytes, whether the wide kernel runs (Hopper), and how many
+ * clusters of each size the device holds (the H100's counts as
+ * cudaOccupancyMaxActiveClusters reported them, docs/PERF.md change 50).
+ * sweep_invariants: over shapes, M, code widths, groups, capture and lent
+ * workspaces, on an H100, an H100 PCIe, an A100 and an Ada part, every
+ * plan names a kernel the library has, fits the device's shared memory,
+ * keeps cooperative grids resident, tagged partials out of graphs and
+ * inside their buffer, and cut tiles inside the workspace.
+ * hopper_choices: on the H100 the kernel docs/HEURISTICS.md gives each
+ * band of M on the benchmark's shapes (NF4, groups of 128), and the
+ * column-stream kernel's exclusions.
+ * ampere_choices: on an A100 (163 KiB a block) the skinny kernel only
+ * where every launch of the call fits, else the tiled kernel. */
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "cuda_plan.h"
+#include "geometry.h"
+
+typedef struct device_model {
+  const char *name;
+  int sms;
+  size_t smem_per_sm, smem_per_block;
+  uint32_t reserved;
+  int wide;                 /* runs the sm_90a wide kernel */
+  const int *clusters;      /* clusters of i blocks held at once, i = 0..16; NULL: none */
+} device_model;
+
+/* H100 SXM, one skinny block an SM: 66, 39, 30, 22, 17, 15, 15, 9
+ * clusters of 2..9 blocks, 7 of 10..16 (a cluster stays in one GPC). The
+ * wide kernel's blocks are one an SM too; its clusters are of 2. */
+static const int hopper_clusters[17] = {0, 0, 66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7};
+
+static const device_model h100 = {"H100 SXM", 132, 228 * 1024, 227 * 1024, 1024, 1, hopper_clusters};
+/* 114 SMs; its cluster counts were never read: none, as with
+ * LUTMM_CUDA_CLUSTERS=0 */
+static const device_model h100_pcie = {"H100 PCIe", 114, 228 * 1024, 227 * 1024, 1024, 1, NULL};
+static const device_model a100 = {"A100", 108, 164 * 1024, 163 * 1024, 1024, 0, NULL};
+static const device_model ada = {"Ada (sm_89)", 128, 100 * 1024, 99 * 1024, 1024, 0, NULL};
+
+/* Stand-ins for device buffers: the planner only tests them against NULL
+ * and copies them into the launch parameters. */
+static float fake_workspace[1];
+static int fake_tickets[1];
+static uint64_t fake_tagged[1];
+static _Alignas(16) uint16_t fake_x[8];
+static float fake_y[1];
+
+/* A context's state for the model, as cuda_context.c fills it. */
+static void model_state(const device_model *d, lutmm_cuda_state *s) {
+  memset(s, 0, sizeof *s);
+  s->sm_count = d->sms;
+  s->smem_per_sm = d->smem_per_sm;
+  s->smem_per_block = d->smem_per_block;
+  s->smem_base = d->reserved;
+  s->workspace_bytes = lutmm_cuda_default_workspace_bytes(d->sms);
+  s->workspace = fake_workspace;
+  s->deterministic = 1;
+  s->tickets = fake_tickets;
+  s->cooperative = 1;
+  s->column_stream = 1;
+  s->tagged = fake_tagged;
+  s->tagged_words = LUTMM_SKINNY_TAGGED_PER_SM * (size_t)d->sms;
+  s->wide = d->wide;
+  s->skinny_cluster_groups = LUTMM_SKINNY_MAX_CLUSTER_GROUPS;
+  for (int i = 2; d->clusters != NULL && i <= LUTMM_SKINNY_MAX_CLUSTER; i++) {
+    s->skinny_clusters[i] = d->clusters[i];
+    if (i <= LUTMM_WIDE_MAX_CLUSTER && d->wide) s->wide_clusters[i] = d->clusters[i];
+  }
+}
+
+/* Weights of a shape with their geometry, no planes or scales. */
+static int model_weights(int bits, int64_t k, int64_t n, int64_t group, lutmm_dtype scale_dtype, lutmm_weights *w) {
+  memset(w, 0, sizeof *w);
+  w->params.bits = bits;
+  w->params.k = k;
+  w->params.n = n;
+  w->params.group_size = group;
+  w->params.scale_dtype = scale_dtype;
+  return lutmm_geometry_init(&w->params, &w->geom) == LUTMM_OK;
+}
+
+#define MAX_LAUNCHES 8
+
+/* A call's launches as lutmm_cuda_gemm plans them before any refusal. */
+typedef struct call_plan {
+  lutmm_cuda_choice choice;
+  int launches;
+  lutmm_cuda_gemm_params p[MAX_LAUNCHES];
+  size_t smem; /* wide and tiled */
+} call_plan;
+
+static call_plan plan_call(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int capturing) {
+  const lutmm_gemm_args a = {m, fake_x, LUTMM_DTYPE_F16, fake_y, LUTMM_DTYPE_F32};
+  call_plan c;
+  memset(&c, 0, sizeof c);
+  lutmm_cuda_gemm_params p;
+  memset(&p, 0, sizeof p);
+  lutmm_cuda_fill_operands(w, &a, &p);
+  c.choice = lutmm_cuda_choose_kernel(s, w, &a, &p);
+  if (c.choice.kernel == LUTMM_CUDA_KERNEL_SKINNY) {
+    const int64_t rows = lutmm_cuda_skinny_rows(&a, &p);
+    for (int64_t r0 = 0; r0 < m && c.launches < MAX_LAUNCHES; r0 += rows) {
+      p.m = m - r0 < rows ? m - r0 : rows;
+      lutmm_cuda_plan_skinny(s, w, p.m, 1, 1, capturing, &p);
+      c.p[c.launches++] = p;
+    }
+    return c;
+  }
+  c.smem = c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE ? lutmm_cuda_plan_wide(s, w, &a, c.choice, 1, &p)
+                                                     : lutmm_cuda_plan_tiled(s, w, &a, &p);
+  c.p[c.launches++] = p;
+  return c;
+}
+
+static int64_t workspace_blocks(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
+  return (int64_t)(s->workspace_bytes / (2 * (size_t)p->tile_m * (size_t)p->tile_n * sizeof(float)));
+}
+
+/* Whether the skinny instantiation a plan names exists (skinny_launch.cuh:
+ * kernel_for, cluster_kernel_for, column_kernel_for). */
+static int skinny_kernel_exists(const lutmm_cuda_gemm_params *p) {
+  const int one_row = p->atom_one_group != 0, bits = p->bits, mb = p->mb;
+  if (p->column_stream) {
+    const int rows = lutmm_column_rows(p->m, p->k_atoms, p->warps);
+    if (p->warps != lutmm_skinny_warps(1, bits)) return 0;
+    if (one_row) return rows < 4 || bits >= 4;
+    return bits <= LUTMM_COLUMN_STREAM_SLAB_BITS && rows <= 2;
+  }
+  if (mb > lutmm_skinny_max_mb(one_row)) return 0;
+  const int default_warps = p->warps == lutmm_skinny_warps(mb, bits);
+  if (p->cluster_ways > 1) return LUTMM_SKINNY_CLUSTER_HOLDS(mb, bits, one_row) && default_warps;
+  if (!default_warps && !(LUTMM_SKINNY_HAS_MORE_WARPS(mb, bits, one_row) && p->warps == LUTMM_SKINNY_MORE_WARPS))
+    return 0;
+  if (p->tags_head) return LUTMM_SKINNY_HAS_HEAD(mb, bits, one_row) && default_warps;
+  if (p->shares_reduction) return LUTMM_SKINNY_SHARES_REDUCTION(mb);
+  return 1;
+}
+
+static void describe(char *out, size_t size, const device_model *d, const lutmm_cuda_state *s,
+                     const lutmm_weights *w, int64_t m, int capturing) {
+  snprintf(out, size, "%s (workspace %zu B) %d-bit %lldx%lld g%lld M=%lld%s", d->name, s->workspace_bytes,
+           w->params.bits, (long long)w->params.k, (long long)w->params.n, (long long)w->params.group_size,
+           (long long)m, capturing ? " captured" : "");
+}
+
+#define PLAN_CHECK(cond)                                                   \
+  do {                                                                     \
+    if (!(cond)) unit_fail(__FILE__, __LINE__, "%s: %s", where, #cond);    \
+  } while (0)
+
+static void check_skinny_launch(const char *where, const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p,
+                                int capturing) {
+  PLAN_CHECK(skinny_kernel_exists(p));
+  /* blocks never outnumber the SMs, but for one block a tile where the
+   * workspace cannot hold two partial tiles a block */
+  PLAN_CHECK(p->grid >= 1 && (p->grid <= s->sm_count || p->grid == p->n_tiles) && p->units >= p->grid);
+  if (p->column_stream) {
+    PLAN_CHECK(p->grid <= s->sm_count);
+    const int rows = lutmm_column_rows(p->m, p->k_atoms, p->warps);
+    PLAN_CHECK(p->m <= LUTMM_COLUMN_MAX_ROWS && p->cooperative && !capturing && p->tagged != NULL);
+    PLAN_CHECK(lutmm_column_smem_bytes(s->smem_base, p->bits, p->atom_one_group, rows, p->warps) <=
+               s->smem_per_block);
+    PLAN_CHECK((size_t)p->grid * (size_t)rows * 64 <= s->tagged_words);
+    PLAN_CHECK(p->units == p->n_atoms * ((p->k_atoms + 1) / 2) && p->units <= INT32_MAX);
+    return;
+  }
+  PLAN_CHECK(lutmm_skinny_smem_bytes(s->smem_base, p->bits, p->mb, p->atom_one_group, p->warps) <= s->smem_per_block);
+  PLAN_CHECK(p->m <= 8 * p->mb && p->tile_m == 8 * p->mb && p->tile_n == 64 * p->warps);
+  PLAN_CHECK(p->n_tiles * p->warps >= p->n_atoms && p->units == p->n_tiles * p->iters);
+  if (p->cluster_ways > 1) {
+    PLAN_CHECK(p->grid == p->n_tiles * p->cluster_groups * p->cluster_ways && !p->cooperative);
+    PLAN_CHECK(s->skinny_clusters[p->cluster_ways] >= p->n_tiles * p->cluster_groups);
+    PLAN_CHECK(p->cluster_groups == 1 || p->n_tiles * p->cluster_groups <= 2 * workspace_blocks(s, p));
+    /* a ticket a share: tile · ways + rank */
+    PLAN_CHECK(p->n_tiles * p->cluster_ways <= LUTMM_SKINNY_TICKETS_PER_SM * s->sm_count);
+    return;
+  }
+  /* plain cut columns: two partial tiles a block in the workspace and a
+   * ticket a warp of the column's first block (first · warps + warp), or
+   * one block a tile (no partials, no tickets) */
+  const int whole_tiles = p->units % p->grid == 0 && p->units / p->grid == p->iters;
+  PLAN_CHECK(whole_tiles || p->grid <= workspace_blocks(s, p));
+  PLAN_CHECK(whole_tiles || (int64_t)p->grid * p->warps <= LUTMM_SKINNY_TICKETS_PER_SM * s->sm_count);
+  if (p->cooperative) PLAN_CHECK(p->grid <= s->sm_count && (p->shares_reduction || p->tagged != NULL));
+  if (p->tagged != NULL) {
+    PLAN_CHECK(!capturing && p->cooperative);
+    const size_t words = p->tags_head ? (size_t)p->grid * (size_t)p->tile_m * (size_t)p->tile_n
+                                      : (size_t)2 * (size_t)p->grid * LUTMM_SKINNY_TAGGED_ROWS * (size_t)p->tile_n;
+    PLAN_CHECK(words <= s->tagged_words);
+  }
+}
+
+static void check_call(const device_model *d, const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m,
+                       int capturing) {
+  char where[160];
+  describe(where, sizeof where, d, s, w, m, capturing);
+  const call_plan c = plan_call(s, w, m, capturing);
+  const lutmm_cuda_gemm_params *p = &c.p[0];
+  switch (c.choice.kernel) {
+    case LUTMM_CUDA_KERNEL_SKINNY: {
+      PLAN_CHECK(c.launches >= 1 && c.launches <= 4);
+      int64_t rows = 0;
+      for (int i = 0; i < c.launches; i++) {
+        check_skinny_launch(where, s, &c.p[i], capturing);
+        rows += c.p[i].m;
+      }
+      PLAN_CHECK(rows == m);
+      break;
+    }
+    case LUTMM_CUDA_KERNEL_WIDE:
+      PLAN_CHECK(s->wide && m > 32);
+      PLAN_CHECK(c.choice.tile_m == 64 || c.choice.tile_m == 128 || c.choice.tile_m == 256);
+      PLAN_CHECK(c.choice.stages >= 4 && c.choice.stages <= LUTMM_WIDE_MAX_STAGES);
+      PLAN_CHECK(c.smem <= s->smem_per_block && c.smem == lutmm_wide_smem_bytes(p->bits, p->tile_m, p->stages));
+      PLAN_CHECK(p->grid >= 1 && p->units >= p->grid && p->m_tiles * p->tile_m >= m);
+      if (p->cluster_ways) {
+        PLAN_CHECK(p->cluster_ways <= LUTMM_WIDE_MAX_CLUSTER && p->grid % p->cluster_ways == 0);
+        PLAN_CHECK(s->wide_clusters[p->cluster_ways] >= p->grid / p->cluster_ways);
+      }
+      if (lutmm_cuda_needs_fixup(p)) PLAN_CHECK(p->grid <= workspace_blocks(s, p));
+      break;
+    case LUTMM_CUDA_KERNEL_TILED:
+      PLAN_CHECK(p->stages >= 2 && p->stages <= 8 && c.smem <= s->smem_per_block);
+      PLAN_CHECK(c.smem == lutmm_cuda_smem_bytes(p->bits, p->mf, p->stages));
+      PLAN_CHECK(p->grid >= 1 && p->units >= p->grid && p->m_tiles * p->tile_m >= m);
+      PLAN_CHECK(w->params.bits > 4 || p->mf == 4);
+      if (lutmm_cuda_needs_fixup(p)) PLAN_CHECK(p->grid <= workspace_blocks(s, p));
+      break;
+  }
+}
+
+static const int64_t sweep_shapes[][2] = {
+    {4096, 4096},  {4096, 14336}, {8192, 1024},  {8192, 8192}, {8192, 28672}, {14336, 4096}, {28672, 8192},
+    {64, 64},      {4160, 3000},  {20000, 2048}, {28672, 2048}, {14400, 1024}, {1024, 8192}, {2048, 5120},
+    {3072, 2112},  {128, 100000}, {65536, 256},
+};
+static const int64_t sweep_m[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 24, 32, 33, 48, 64, 65, 96, 128, 129, 200, 256, 1000};
+static const int64_t sweep_groups[] = {16, 32, 64, 128, 0};
+
+/* Workspaces a caller may lend (lutmm_cuda_set_workspace): the context's
+ * own (0 here), none at all, 4 KiB (a few partial tiles), 1 MiB. */
+static const size_t sweep_workspaces[] = {0, 1, 4096, 1 << 20};
+
+static void sweep_invariants(void) {
+  const device_model *devices[] = {&h100, &h100_pcie, &a100, &ada};
+  static lutmm_cuda_state s;
+  static lutmm_weights w;
+  long plans = 0;
+  for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++)
+    for (size_t ws = 0; ws < sizeof sweep_workspaces / sizeof sweep_workspaces[0]; ws++) {
+    model_state(devices[d], &s);
+    if (sweep_workspaces[ws] > 0) s.workspace_bytes = sweep_workspaces[ws] == 1 ? 0 : sweep_workspaces[ws];
+    for (size_t shape = 0; shape < sizeof sweep_shapes / sizeof sweep_shapes[0]; shape++)
+      for (size_t g = 0; g < sizeof sweep_groups / sizeof sweep_groups[0]; g++)
+        for (int bits = 1; bits <= 8; bits++)
+          for (int f32 = 0; f32 < 2; f32++) {
+            const int64_t k = sweep_shapes[shape][0], n = sweep_shapes[shape][1];
+            if (!model_weights(bits, k, n, sweep_groups[g], f32 ? LUTMM_DTYPE_F32 : LUTMM_DTYPE_F16, &w)) continue;
+            for (size_t i = 0; i < sizeof sweep_m / sizeof sweep_m[0]; i++)
+              for (int capturing = 0; capturing < 2; capturing++, plans++)
+                check_call(devices[d], &s, &w, sweep_m[i], capturing);
+          }
+    }
+  CHECK(plans > 800000); /* the sweep ran */
+}
+
+/* The kernel, and for skinny launches the column-stream choice and M
+ * blocks, that the H100 gets for NF4 in groups of 128 at M on the
+ * benchmark's shapes (docs/HEURISTICS.md, "Which kernel"). */
+static void expect_hopper(const lutmm_cuda_state *s, int64_t k, int64_t n, int64_t m) {
+  static lutmm_weights w;
+  char where[160];
+  CHECK(model_weights(4, k, n, 128, LUTMM_DTYPE_F16, &w));
+  describe(where, sizeof where, &h100, s, &w, m, 0);
+  const call_plan c = plan_call(s, &w, m, 0);
+  if (m <= 32) {
+    PLAN_CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_SKINNY && c.launches == 1);
+    PLAN_CHECK(c.p[0].column_stream == (m <= LUTMM_COLUMN_MAX_ROWS));
+    if (m > LUTMM_COLUMN_MAX_ROWS) PLAN_CHECK(c.p[0].mb == (m <= 8 ? 1 : m <= 16 ? 2 : 4));
+    return;
+  }
+  const int tile_m = m > 128 ? 256 : m > 64 || n <= 4096 ? 128 : 64;
+  PLAN_CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.choice.tile_m == tile_m);
+}
+
+static void hopper_choices(void) {
+  static lutmm_cuda_state s;
+  static lutmm_weights w;
+  model_state(&h100, &s);
+  const int64_t shapes[][2] = {{8192, 28672}, {28672, 8192}, {8192, 8192}, {4096, 14336}, {14336, 4096}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    for (size_t j = 0; j < sizeof sweep_m / sizeof sweep_m[0]; j++)
+      expect_hopper(&s, shapes[i][0], shapes[i][1], sweep_m[j]);
+  /* M = 1 on 8192 x 28672: X whole; K = 28672: X carried, two rows */
+  CHECK(model_weights(4, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
+  call_plan c = plan_call(&s, &w, 1, 0);
+  CHECK(c.p[0].column_stream && lutmm_column_rows(1, c.p[0].k_atoms, c.p[0].warps) == 1 && c.p[0].grid == 132);
+  /* in a graph: no tags, so the skinny kernel and untagged cut columns */
+  c = plan_call(&s, &w, 1, 1);
+  CHECK(!c.p[0].column_stream && c.p[0].tagged == NULL);
+  CHECK(model_weights(4, 28672, 8192, 128, LUTMM_DTYPE_F16, &w));
+  c = plan_call(&s, &w, 1, 0);
+  CHECK(c.p[0].column_stream && lutmm_column_rows(1, c.p[0].k_atoms, c.p[0].warps) == 2);
+  /* codes of 3 and 2 bits on W of 448 atom columns stay on the skinny
+   * kernel (issue-bound, change 76); 8-bit codes take the column stream */
+  CHECK(model_weights(3, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
+  CHECK(!plan_call(&s, &w, 1, 0).p[0].column_stream);
+  CHECK(model_weights(2, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
+  CHECK(!plan_call(&s, &w, 1, 0).p[0].column_stream);
+  CHECK(model_weights(8, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
+  CHECK(plan_call(&s, &w, 1, 0).p[0].column_stream);
+  /* per-slab scales (groups of 32) at M = 4 and 4-bit M = 5: the skinny kernel */
+  CHECK(model_weights(4, 8192, 28672, 32, LUTMM_DTYPE_F16, &w));
+  CHECK(!plan_call(&s, &w, 4, 0).p[0].column_stream);
+  /* without cooperative launches neither column stream nor tags */
+  s.cooperative = 0;
+  CHECK(model_weights(4, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
+  c = plan_call(&s, &w, 1, 0);
+  CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_SKINNY && !c.p[0].column_stream && !c.p[0].cooperative);
+  /* M = 96 on the largest shapes: the wide kernel, not two skinny launches */
+  s.cooperative = 1;
+  c = plan_call(&s, &w, 96, 0);
+  CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.choice.tile_m == 128);
+}
+
+static void ampere_choices(void) {
+  static lutmm_cuda_state s;
+  static lutmm_weights w;
+  model_state(&a100, &s);
+  /* codes of 4 bits and more: no skinny block fits, the tiled kernel at
+   * every M */
+  const int64_t shapes[][2] = {{8192, 28672}, {4096, 4096}, {8192, 1024}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    for (int bits = 4; bits <= 8; bits++) {
+      CHECK(model_weights(bits, shapes[i][0], shapes[i][1], 128, LUTMM_DTYPE_F16, &w));
+      for (size_t j = 0; j < sizeof sweep_m / sizeof sweep_m[0]; j++)
+        CHECK(plan_call(&s, &w, sweep_m[j], 0).choice.kernel == LUTMM_CUDA_KERNEL_TILED);
+    }
+  /* 2-bit codes: the 8-row kernel (16 warps, 183 KiB) does not fit, those
+   * of 16 to 64 rows do; M = 65 would be a 64-row launch and a 1-row one,
+   * so the tiled kernel takes it whole (a first form planned the 1-row
+   * launch and the device would have refused it) */
+  CHECK(model_weights(2, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
+  CHECK(plan_call(&s, &w, 1, 0).choice.kernel == LUTMM_CUDA_KERNEL_TILED);
+  CHECK(plan_call(&s, &w, 16, 0).choice.kernel == LUTMM_CUDA_KERNEL_SKINNY);
+  CHECK(plan_call(&s, &w, 64, 0).choice.kernel == LUTMM_CUDA_KERNEL_SKINNY);
+  CHECK(plan_call(&s, &w, 65, 0).choice.kernel == LUTMM_CUDA_KERNEL_TILED);
+  CHECK(plan_call(&s, &w, 96, 0).choice.kernel == LUTMM_CUDA_KERNEL_SKINNY); /* 64 + 32 rows */
+  /* 1-bit codes fit at every M block */
+  CHECK(model_weights(1, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
+  CHECK(plan_call(&s, &w, 1, 0).choice.kernel == LUTMM_CUDA_KERNEL_SKINNY);
+  CHECK(plan_call(&s, &w, 65, 0).choice.kernel == LUTMM_CUDA_KERNEL_SKINNY);
+}
+
+int main(int argc, char **argv) {
+  static const unit_case cases[] = {
+      {"sweep_invariants", sweep_invariants}, {"hopper_choices", hopper_choices}, {"ampere_choices", ampere_choices}};
+  return unit_main(argc, argv, cases, UNIT_COUNT(cases));
+}
