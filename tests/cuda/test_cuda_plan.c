@@ -15,8 +15,11 @@
  * band of M on the benchmark's shapes (NF4, groups of 128), and the
  * column-stream kernel's exclusions.
  * ampere_choices: on an A100 (163 KiB a block) the skinny kernel only
- * where every launch of the call fits, else the tiled kernel. */
+ * where every launch of the call fits, else the tiled kernel.
+ * With --table it prints the H100 model's plans that docs/HEURISTICS.md
+ * shows instead. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -359,8 +362,66 @@ static void ampere_choices(void) {
   CHECK(plan_call(&s, &w, 65, 0).choice.kernel == LUTMM_CUDA_KERNEL_SKINNY);
 }
 
+/* One cell of the plan table: the kernel and what decides its speed. */
+static void describe_launch(const call_plan *c, char *out, size_t size) {
+  const lutmm_cuda_gemm_params *p = &c->p[0];
+  if (c->choice.kernel == LUTMM_CUDA_KERNEL_TILED) {
+    snprintf(out, size, "tiled MF %d, %d blk", p->mf, p->grid);
+  } else if (c->choice.kernel == LUTMM_CUDA_KERNEL_WIDE) {
+    snprintf(out, size, "wide %d×%d, %d st, %d blk%s%s", p->tile_m, p->tile_n, p->stages, p->grid,
+             p->cluster_ways ? ", pairs" : "", lutmm_cuda_needs_fixup(p) ? ", fixup" : "");
+  } else if (p->column_stream) {
+    const int rows = lutmm_column_rows(p->m, p->k_atoms, p->warps);
+    snprintf(out, size, "column, X %s, %d blk", rows == 1 ? "whole" : rows == 2 ? "carried ×2" : "carried ×4",
+             p->grid);
+  } else {
+    const char *cut = p->cluster_ways ? (p->cluster_groups > 1 ? "clusters+tickets" : "clusters")
+                      : p->tags_head       ? "HEAD"
+                      : p->tagged != NULL  ? "tags"
+                      : p->shares_reduction ? "shared"
+                                            : "tickets";
+    snprintf(out, size, "skinny %d rows, %d warps, %d blk, %s", 8 * p->mb, p->warps, p->grid, cut);
+  }
+  if (c->launches > 1) {
+    const size_t used = strlen(out);
+    snprintf(out + used, size - used, " (×%d)", c->launches);
+  }
+}
+
+/* `unit_cuda_plan --table`: the H100 model's plans for NF4 in groups of
+ * 128 on the benchmark's shapes, as docs/HEURISTICS.md shows them. */
+static void print_table(void) {
+  static lutmm_cuda_state s;
+  static lutmm_weights w;
+  const int64_t shapes[][2] = {{8192, 28672}, {28672, 8192}, {8192, 8192}, {4096, 14336},
+                               {14336, 4096}, {4096, 4096},  {8192, 1024}};
+  const int64_t ms[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  const int n_shapes = (int)(sizeof shapes / sizeof shapes[0]);
+  model_state(&h100, &s);
+  printf("| M |");
+  for (int i = 0; i < n_shapes; i++) printf(" %lld × %lld |", (long long)shapes[i][0], (long long)shapes[i][1]);
+  printf("\n|---|");
+  for (int i = 0; i < n_shapes; i++) printf("---|");
+  printf("\n");
+  for (size_t j = 0; j < sizeof ms / sizeof ms[0]; j++) {
+    printf("| %lld |", (long long)ms[j]);
+    for (int i = 0; i < n_shapes; i++) {
+      char cell[128];
+      if (!model_weights(4, shapes[i][0], shapes[i][1], 128, LUTMM_DTYPE_F16, &w)) return;
+      const call_plan c = plan_call(&s, &w, ms[j], 0);
+      describe_launch(&c, cell, sizeof cell);
+      printf(" %s |", cell);
+    }
+    printf("\n");
+  }
+}
+
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"sweep_invariants", sweep_invariants}, {"hopper_choices", hopper_choices}, {"ampere_choices", ampere_choices}};
+  if (argc == 2 && strcmp(argv[1], "--table") == 0) {
+    print_table();
+    return 0;
+  }
   return unit_main(argc, argv, cases, UNIT_COUNT(cases));
 }
