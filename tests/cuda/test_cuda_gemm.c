@@ -15,7 +15,8 @@
  * scales; their bits against the tickets'), cut columns
  * added by clusters (and the same bits without them) and by several
  * clusters a tile, the wide kernel's cut tiles (codes of 1..8 bits) and
- * its tiles halved by clusters (either scale layout), and run-to-run
+ * its tiles halved by clusters (either scale layout), the column-stream
+ * kernel at M = 1..4 and its 8-row form at M = 5..8, and run-to-run
  * determinism. Exit 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,12 +66,12 @@ typedef struct saved_clusters {
  * would take M = 1 from, and put back. */
 static int column_stream_off(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
-  const int was = s->column_stream;
-  s->column_stream = 0;
+  const int was = s->column_stream_rows;
+  s->column_stream_rows = 0;
   return was;
 }
 
-static void column_stream_back(harness *h, int was) { lutmm_cuda_state_of(h->cuda)->column_stream = was; }
+static void column_stream_back(harness *h, int was) { lutmm_cuda_state_of(h->cuda)->column_stream_rows = was; }
 
 static saved_clusters clusters_off(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
@@ -813,8 +814,28 @@ static void refused_cooperative_launches(harness *h) {
 static int column_stream_expected(const lutmm_cuda_state *s, const gemm_case *c) {
   const int64_t k_atoms = (c->k + 63) / 64, n_atoms = (c->n + 63) / 64;
   const int one_row = c->group_size == 0 || c->group_size % 64 == 0 || c->group_size >= c->k;
-  return c->m <= LUTMM_COLUMN_MAX_ROWS && n_atoms * ((k_atoms + 1) / 2) <= INT32_MAX &&
+  const int rows = lutmm_column_rows(c->m, k_atoms, lutmm_skinny_warps(1, c->bits));
+  return c->m <= s->column_stream_rows && LUTMM_COLUMN_KERNEL_EXISTS(c->bits, one_row, rows) &&
+         n_atoms * ((k_atoms + 1) / 2) <= INT32_MAX &&
          lutmm_column_stream_pays(c->bits, one_row, n_atoms, k_atoms, s->sm_count, c->m);
+}
+
+/* Runs each case in exact and bound mode and checks that its launch took
+ * the column-stream kernel exactly where the rules say; returns how many
+ * took it. */
+static int column_cases(harness *h, const lutmm_cuda_state *s, const char *group, const gemm_case *all, size_t count) {
+  int taken = 0;
+  for (size_t i = 0; i < count; i++) {
+    const int want = column_stream_expected(s, &all[i]);
+    run_exact_and_bound(h, all[i]);
+    taken += s->last_skinny_column;
+    if (s->last_skinny_column == want) continue;
+    char name[160];
+    harness_describe(&all[i], name, sizeof name);
+    printf("FAIL %s %s: the launch %s the column-stream kernel\n", group, name, want ? "did not take" : "took");
+    failures++;
+  }
+  return taken;
 }
 
 /* The column-stream kernel (M = 1..4, cooperative launches, any K):
@@ -839,10 +860,12 @@ static int column_stream_expected(const lutmm_cuda_state *s, const gemm_case *c)
 static void column_stream(harness *h) {
   lutmm_cuda_state *s = cooperative_state(h, "column_stream");
   if (s == NULL) return;
-  if (!s->column_stream) {
+  if (!s->column_stream_rows) {
     printf("column_stream: LUTMM_CUDA_COLUMN_STREAM=0: not run\n");
     return;
   }
+  const int was = s->column_stream_rows;
+  s->column_stream_rows = 4; /* the default form (column_stream_rows8 tests 8 rows) */
   const gemm_case all[] = {
       {4, 1, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 71},
       {4, 1, 8192, 28672, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 72},
@@ -870,17 +893,7 @@ static void column_stream(harness *h) {
       {3, 4, 4096, 4096, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 93},
       {4, 5, 4096, 4096, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 94},
   };
-  int taken = 0;
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-    const int want = column_stream_expected(s, &all[i]);
-    run_exact_and_bound(h, all[i]);
-    taken += s->last_skinny_column;
-    if (s->last_skinny_column == want) continue;
-    char name[160];
-    harness_describe(&all[i], name, sizeof name);
-    printf("FAIL column_stream %s: the launch %s the column-stream kernel\n", name, want ? "did not take" : "took");
-    failures++;
-  }
+  int taken = column_cases(h, s, "column_stream", all, sizeof all / sizeof all[0]);
   const gemm_case twice[] = {{4, 1, 4096, 14336, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 0, 0, 0, 83},
                               {4, 4, 4096, 14336, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 0, 0, 0, 95}};
   for (size_t i = 0; i < sizeof twice / sizeof twice[0]; i++) {
@@ -905,6 +918,54 @@ static void column_stream(harness *h) {
     printf("FAIL column_stream: a refused cooperative launch did not go again on the skinny kernel\n");
     failures++;
   }
+  s->column_stream_rows = was;
+}
+
+/* The column-stream kernel's 8-row form (M = 5..8; LUTMM_CUDA_COLUMN_STREAM=8
+ * turns it on, this group does so for itself): each case in exact and
+ * bound mode, planned as the rules say. 8192 x 28672 NF4 at M = 8 (3.4
+ * columns a block), 1024 x 8192 at M = 5 and 7 (columns cut 2 and 3
+ * ways, a middle part published at its block's end), 6-bit codes in
+ * groups of 64 with bf16 at M = 6 and K of 65 atoms (a column's last unit
+ * one atom), 5-bit whole-column groups over a ragged N at M = 8, X one
+ * element past a 16-byte boundary (X staged by stores) at M = 6, two runs'
+ * bits at M = 8, and cases the rules leave to the skinny kernel: 7-bit
+ * codes, groups of 32, 1024 columns. */
+static void column_stream_rows8(harness *h) {
+  lutmm_cuda_state *s = cooperative_state(h, "column_stream_rows8");
+  if (s == NULL) return;
+  if (!s->column_stream_rows) {
+    printf("column_stream_rows8: LUTMM_CUDA_COLUMN_STREAM=0: not run\n");
+    return;
+  }
+  const int was = s->column_stream_rows;
+  s->column_stream_rows = 8;
+  const gemm_case all[] = {
+      {4, 8, 8192, 28672, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 101},
+      {4, 5, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 102},
+      {4, 7, 1024, 8192, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 103},
+      {6, 6, 4160, 3000, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 104},
+      {5, 8, 4096, 4032, 0, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 1, 0, 0, 105},
+      {4, 6, 2048, 4096, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 1, 0, 106},
+      {7, 8, 4096, 4096, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 107},
+      {4, 8, 4096, 4096, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 108},
+      {4, 8, 8192, 1024, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 109},
+  };
+  int taken = column_cases(h, s, "column_stream_rows8", all, sizeof all / sizeof all[0]);
+  const gemm_case twice = {4, 8, 4096, 14336, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 0, 0, 0, 110};
+  same_bits_twice(h, twice);
+  taken += s->last_skinny_column;
+  if (s->last_skinny_column != column_stream_expected(s, &twice)) {
+    printf("FAIL column_stream_rows8: the two-run case's plan is not the rules'\n");
+    failures++;
+  }
+  /* A device of 132 SMs takes it in 7 of these 10. */
+  printf("column_stream_rows8: %d of 10 cases took the column-stream kernel\n", taken);
+  if (s->sm_count == 132 && taken != 7) {
+    printf("FAIL column_stream_rows8: %d cases took the column-stream kernel on a 132-SM part, not 7\n", taken);
+    failures++;
+  }
+  s->column_stream_rows = was;
 }
 
 /* Same inputs, two runs, identical bits (general inputs: order matters). */
@@ -933,6 +994,7 @@ int main(void) {
   refused_cluster_launches(&h);
   refused_cooperative_launches(&h);
   column_stream(&h);
+  column_stream_rows8(&h);
   determinism(&h);
   harness_close(&h);
   printf("%d cases, %d failures\n", cases, failures);

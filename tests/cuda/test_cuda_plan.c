@@ -13,7 +13,7 @@
  * inside their buffer, and cut tiles inside the workspace.
  * hopper_choices: on the H100 the kernel docs/HEURISTICS.md gives each
  * band of M on the benchmark's shapes (NF4, groups of 128), and the
- * column-stream kernel's exclusions.
+ * column-stream kernel's exclusions, with its 8-row form too.
  * ampere_choices: on an A100 (163 KiB a block) the skinny kernel only
  * where every launch of the call fits, else the tiled kernel.
  * With --table it prints the H100 model's plans that docs/HEURISTICS.md
@@ -67,7 +67,7 @@ static void model_state(const device_model *d, lutmm_cuda_state *s) {
   s->deterministic = 1;
   s->tickets = fake_tickets;
   s->cooperative = 1;
-  s->column_stream = 1;
+  s->column_stream_rows = 4;
   s->tagged = fake_tagged;
   s->tagged_words = LUTMM_SKINNY_TAGGED_PER_SM * (size_t)d->sms;
   s->wide = d->wide;
@@ -132,9 +132,7 @@ static int skinny_kernel_exists(const lutmm_cuda_gemm_params *p) {
   const int one_row = p->atom_one_group != 0, bits = p->bits, mb = p->mb;
   if (p->column_stream) {
     const int rows = lutmm_column_rows(p->m, p->k_atoms, p->warps);
-    if (p->warps != lutmm_skinny_warps(1, bits)) return 0;
-    if (one_row) return rows < 4 || bits >= 4;
-    return bits <= LUTMM_COLUMN_STREAM_SLAB_BITS && rows <= 2;
+    return p->warps == lutmm_column_warps(bits, rows) && LUTMM_COLUMN_KERNEL_EXISTS(bits, one_row, rows);
   }
   if (mb > lutmm_skinny_max_mb(one_row)) return 0;
   const int default_warps = p->warps == lutmm_skinny_warps(mb, bits);
@@ -148,9 +146,9 @@ static int skinny_kernel_exists(const lutmm_cuda_gemm_params *p) {
 
 static void describe(char *out, size_t size, const device_model *d, const lutmm_cuda_state *s,
                      const lutmm_weights *w, int64_t m, int capturing) {
-  snprintf(out, size, "%s (workspace %zu B) %d-bit %lldx%lld g%lld M=%lld%s", d->name, s->workspace_bytes,
-           w->params.bits, (long long)w->params.k, (long long)w->params.n, (long long)w->params.group_size,
-           (long long)m, capturing ? " captured" : "");
+  snprintf(out, size, "%s (workspace %zu B, column rows %d) %d-bit %lldx%lld g%lld M=%lld%s", d->name,
+           s->workspace_bytes, s->column_stream_rows, w->params.bits, (long long)w->params.k,
+           (long long)w->params.n, (long long)w->params.group_size, (long long)m, capturing ? " captured" : "");
 }
 
 #define PLAN_CHECK(cond)                                                   \
@@ -167,7 +165,7 @@ static void check_skinny_launch(const char *where, const lutmm_cuda_state *s, co
   if (p->column_stream) {
     PLAN_CHECK(p->grid <= s->sm_count);
     const int rows = lutmm_column_rows(p->m, p->k_atoms, p->warps);
-    PLAN_CHECK(p->m <= LUTMM_COLUMN_MAX_ROWS && p->cooperative && !capturing && p->tagged != NULL);
+    PLAN_CHECK(p->m <= s->column_stream_rows && p->cooperative && !capturing && p->tagged != NULL);
     PLAN_CHECK(lutmm_column_smem_bytes(s->smem_base, p->bits, p->atom_one_group, rows, p->warps) <=
                s->smem_per_block);
     PLAN_CHECK((size_t)p->grid * (size_t)rows * 64 <= s->tagged_words);
@@ -251,27 +249,38 @@ static const int64_t sweep_groups[] = {16, 32, 64, 128, 0};
  * own (0 here), none at all, 4 KiB (a few partial tiles), 1 MiB. */
 static const size_t sweep_workspaces[] = {0, 1, 4096, 1 << 20};
 
+/* Every shape, group, code width, scale dtype, M and capture of the sweep
+ * on one device state; returns the calls planned. */
+static long sweep_state(const device_model *d, const lutmm_cuda_state *s) {
+  static lutmm_weights w;
+  long plans = 0;
+  for (size_t shape = 0; shape < sizeof sweep_shapes / sizeof sweep_shapes[0]; shape++)
+    for (size_t g = 0; g < sizeof sweep_groups / sizeof sweep_groups[0]; g++)
+      for (int bits = 1; bits <= 8; bits++)
+        for (int f32 = 0; f32 < 2; f32++) {
+          const int64_t k = sweep_shapes[shape][0], n = sweep_shapes[shape][1];
+          if (!model_weights(bits, k, n, sweep_groups[g], f32 ? LUTMM_DTYPE_F32 : LUTMM_DTYPE_F16, &w)) continue;
+          for (size_t i = 0; i < sizeof sweep_m / sizeof sweep_m[0]; i++)
+            for (int capturing = 0; capturing < 2; capturing++, plans++) check_call(d, s, &w, sweep_m[i], capturing);
+        }
+  return plans;
+}
+
+/* The sweep on each model, with each workspace, and with the column-stream
+ * kernel up to 4 rows (the default) and up to 8 (LUTMM_CUDA_COLUMN_STREAM=8). */
 static void sweep_invariants(void) {
   const device_model *devices[] = {&h100, &h100_pcie, &a100, &ada};
   static lutmm_cuda_state s;
-  static lutmm_weights w;
   long plans = 0;
   for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++)
-    for (size_t ws = 0; ws < sizeof sweep_workspaces / sizeof sweep_workspaces[0]; ws++) {
-    model_state(devices[d], &s);
-    if (sweep_workspaces[ws] > 0) s.workspace_bytes = sweep_workspaces[ws] == 1 ? 0 : sweep_workspaces[ws];
-    for (size_t shape = 0; shape < sizeof sweep_shapes / sizeof sweep_shapes[0]; shape++)
-      for (size_t g = 0; g < sizeof sweep_groups / sizeof sweep_groups[0]; g++)
-        for (int bits = 1; bits <= 8; bits++)
-          for (int f32 = 0; f32 < 2; f32++) {
-            const int64_t k = sweep_shapes[shape][0], n = sweep_shapes[shape][1];
-            if (!model_weights(bits, k, n, sweep_groups[g], f32 ? LUTMM_DTYPE_F32 : LUTMM_DTYPE_F16, &w)) continue;
-            for (size_t i = 0; i < sizeof sweep_m / sizeof sweep_m[0]; i++)
-              for (int capturing = 0; capturing < 2; capturing++, plans++)
-                check_call(devices[d], &s, &w, sweep_m[i], capturing);
-          }
-    }
-  CHECK(plans > 800000); /* the sweep ran */
+    for (size_t ws = 0; ws < sizeof sweep_workspaces / sizeof sweep_workspaces[0]; ws++)
+      for (int rows = 4; rows <= 8; rows += 4) {
+        model_state(devices[d], &s);
+        if (sweep_workspaces[ws] > 0) s.workspace_bytes = sweep_workspaces[ws] == 1 ? 0 : sweep_workspaces[ws];
+        s.column_stream_rows = rows;
+        plans += sweep_state(devices[d], &s);
+      }
+  CHECK(plans > 1800000); /* the sweep ran */
 }
 
 /* The kernel, and for skinny launches the column-stream choice and M
@@ -285,8 +294,10 @@ static void expect_hopper(const lutmm_cuda_state *s, int64_t k, int64_t n, int64
   const call_plan c = plan_call(s, &w, m, 0);
   if (m <= 32) {
     PLAN_CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_SKINNY && c.launches == 1);
-    PLAN_CHECK(c.p[0].column_stream == (m <= LUTMM_COLUMN_MAX_ROWS));
-    if (m > LUTMM_COLUMN_MAX_ROWS) PLAN_CHECK(c.p[0].mb == (m <= 8 ? 1 : m <= 16 ? 2 : 4));
+    PLAN_CHECK(c.p[0].column_stream == (m <= s->column_stream_rows));
+    if (c.p[0].column_stream && m > 1) /* M = 1: X whole or 2 rows by K (below) */
+      PLAN_CHECK(lutmm_column_rows(m, c.p[0].k_atoms, 16) == (m <= 2 ? 2 : m <= 4 ? 4 : 8));
+    else PLAN_CHECK(c.p[0].mb == (m <= 8 ? 1 : m <= 16 ? 2 : 4));
     return;
   }
   const int tile_m = m > 128 ? 256 : m > 64 || n <= 4096 ? 128 : 64;
@@ -331,6 +342,24 @@ static void hopper_choices(void) {
   s.cooperative = 1;
   c = plan_call(&s, &w, 96, 0);
   CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.choice.tile_m == 128);
+  /* eight rows where the context allows them: the five shapes' M = 5..8
+   * for one-row codes of 4..6 bits, 12 warps; not 7-bit codes, per-slab
+   * scales or 1024 columns */
+  s.column_stream_rows = 8;
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    for (size_t j = 0; j < sizeof sweep_m / sizeof sweep_m[0]; j++)
+      expect_hopper(&s, shapes[i][0], shapes[i][1], sweep_m[j]);
+  for (int64_t m = 5; m <= 8; m++) {
+    CHECK(model_weights(6, 8192, 28672, 64, LUTMM_DTYPE_BF16, &w));
+    c = plan_call(&s, &w, m, 0);
+    CHECK(c.p[0].column_stream && c.p[0].warps == 12);
+    CHECK(model_weights(7, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
+    CHECK(!plan_call(&s, &w, m, 0).p[0].column_stream);
+    CHECK(model_weights(4, 8192, 28672, 32, LUTMM_DTYPE_F16, &w));
+    CHECK(!plan_call(&s, &w, m, 0).p[0].column_stream);
+    CHECK(model_weights(4, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
+    CHECK(!plan_call(&s, &w, m, 0).p[0].column_stream);
+  }
 }
 
 static void ampere_choices(void) {

@@ -523,7 +523,7 @@ static void skinny_cluster_plan(void) {
  * 32 atom columns up to half the SMs; at M = 2..4 the first from 32 atom
  * columns, the second at M = 2 only. */
 static void column_layout_one(uint32_t base, int bits, int one_row, int rows) {
-  const int warps = lutmm_skinny_warps(1, bits);
+  const int warps = lutmm_column_warps(bits, rows);
   const lutmm_skinny_layout l = lutmm_column_layout_at(base, bits, one_row, rows, warps);
   const uint32_t ring = LUTMM_COLUMN_RING(bits, one_row, rows), slot = LUTMM_COLUMN_SLOT_BYTES(bits, rows);
   CHECK(ring >= 2 && ring <= 8 && slot % 16 == 0);
@@ -540,7 +540,11 @@ static void column_layout_one(uint32_t base, int bits, int one_row, int rows) {
   }
   const size_t bytes = lutmm_column_smem_bytes(base, bits, one_row, rows, warps);
   CHECK(bytes == (size_t)(l.end - base));
-  if (base == HOPPER_RESERVED && bytes > HOPPER_BLOCK_LIMIT)
+  /* a carried row's vectors and ldmatrix reads (k 0..63, 16 bytes each)
+   * inside the slot's X part */
+  if (rows > 1) CHECK(slot == LUTMM_SKINNY_SLOT_BYTES(bits) + (uint32_t)rows * LUTMM_COLUMN_X_ROW_BYTES(rows));
+  CHECK(LUTMM_COLUMN_X_ROW_BYTES(rows) >= 128 && LUTMM_COLUMN_X_ROW_BYTES(rows) % 16 == 0);
+  if (base == HOPPER_RESERVED && bytes > HOPPER_BLOCK_LIMIT && LUTMM_COLUMN_KERNEL_EXISTS(bits, one_row, rows))
     unit_fail(__FILE__, __LINE__, "column bits %d one_row %d rows %d needs %zu bytes", bits, one_row, rows, bytes);
 }
 
@@ -554,7 +558,14 @@ static void column_stream_rule(void) {
   CHECK(lutmm_column_rows(1, 224, 16) == 1 && lutmm_column_rows(1, 225, 16) == 2);
   CHECK(lutmm_column_rows(1, 240, 12) == 1 && lutmm_column_rows(1, 241, 12) == 2);
   CHECK(lutmm_column_rows(2, 1, 16) == 2 && lutmm_column_rows(3, 1, 16) == 4 && lutmm_column_rows(4, 448, 16) == 4);
-  CHECK(LUTMM_COLUMN_MAX_ROWS == 4 && LUTMM_COLUMN_SLOT_BYTES(4, 1) == LUTMM_SKINNY_SLOT_BYTES(4));
+  CHECK(lutmm_column_rows(5, 1, 16) == 8 && lutmm_column_rows(8, 448, 12) == 8);
+  CHECK(LUTMM_COLUMN_MAX_ROWS == 8 && LUTMM_COLUMN_SLOT_BYTES(4, 1) == LUTMM_SKINNY_SLOT_BYTES(4));
+  /* eight rows: 12 warps, one-row codes of 4..6 bits, 144-byte rows */
+  CHECK(lutmm_column_warps(4, 8) == 12 && lutmm_column_warps(4, 4) == 16 && lutmm_column_warps(8, 1) == 12);
+  CHECK(LUTMM_COLUMN_KERNEL_EXISTS(4, 1, 8) && LUTMM_COLUMN_KERNEL_EXISTS(6, 1, 8));
+  CHECK(!LUTMM_COLUMN_KERNEL_EXISTS(7, 1, 8) && !LUTMM_COLUMN_KERNEL_EXISTS(3, 1, 8));
+  CHECK(!LUTMM_COLUMN_KERNEL_EXISTS(4, 0, 8));
+  CHECK(LUTMM_COLUMN_SLOT_BYTES(4, 8) == 2048u + 8u * 144u && LUTMM_COLUMN_SLOT_BYTES(4, 4) == 2048u + 4u * 128u);
   CHECK(lutmm_column_stream_pays(4, 1, 448, 128, 132, 1) && lutmm_column_stream_pays(8, 1, 16, 128, 132, 1));
   CHECK(!lutmm_column_stream_pays(4, 0, 448, 128, 132, 1) && !lutmm_column_stream_pays(3, 1, 448, 128, 132, 1));
   CHECK(lutmm_column_stream_pays(2, 0, 64, 128, 132, 1) && lutmm_column_stream_pays(6, 0, 32, 128, 132, 1));
