@@ -95,20 +95,27 @@ cli_fuzz() {
   "$BUILD/tools/lutmm" fuzz --backend cuda --mode both --seconds 60
 }
 
+# memcheck, the fuzz cases also with the column-stream kernel's 8-row
+# form on (M = 5..8, off by default until measured).
 memcheck() {
   compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" --cases 120 --seed 9 &&
+    LUTMM_CUDA_COLUMN_STREAM=8 compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" \
+      --cases 120 --seed 13 &&
     compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/test_cuda_format" &&
     compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/test_cuda_graph"
 }
 
 # racecheck (also with a 4 KiB lent workspace: one block per tile, so the
-# wide kernel's blocks reuse their stages), then synccheck (barrier use: the
+# wide kernel's blocks reuse their stages, and with the column-stream
+# kernel's 8-row form on), then synccheck (barrier use: the
 # wide kernel's mbarriers).
 racecheck() {
   compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" \
     --cases 24 --seed 10 &&
     compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" \
       --cases 16 --seed 10 --workspace 4096 &&
+    LUTMM_CUDA_COLUMN_STREAM=8 compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 \
+      "$BUILD/tests/cuda/cuda_fuzz" --cases 48 --seed 14 &&
     compute-sanitizer --tool synccheck --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" --cases 24 --seed 12
 }
 

@@ -1,6 +1,6 @@
 /* The column-stream kernel: the skinny kernel's atoms, lookups and MMAs at
- * M = 1..4, with the work cut along the packed order instead of across
- * tiles.
+ * M = 1..4 (and 5..8, not yet on by default), with the work cut along the
+ * packed order instead of across tiles.
  *
  * A unit is still a k-atom pair, but of one atom column (64 columns of W),
  * and units run column after column, so a block's Stream-K range is one
@@ -89,17 +89,6 @@ static __device__ __noinline__ void store_x_slowly(const lutmm_cuda_gemm_params 
   store_shared16(dst, x_chunk8(p, v >> 3, (int64_t)k * 64 + (v & 7) * 8));
 }
 
-/* Where vector c (k 8c..8c + 7) of carried row r lies in a slot's X part.
- * 2 and 4 rows: vector c ^ r of the row's 128 bytes, so that the rows one
- * ldmatrix reads fall in distinct banks (an XOR below 4 leaves the +64
- * bytes of a slab pair's offset alone). 8 rows: vector c of a 144-byte
- * row, the padding doing what the swizzle does. */
-template <int ROWS>
-__device__ __forceinline__ uint32_t carried_x_offset(int row, int c) {
-  if constexpr (ROWS == 8) return (uint32_t)(row * (int)LUTMM_COLUMN_X_ROW_BYTES(8) + (c << 4));
-  else return (uint32_t)(row * 128 + ((c ^ row) << 4));
-}
-
 /* This lane's share of carrying the 64 k of atom `k` of X's ROWS rows
  * into a slot, 16-byte vectors: vector v = 8r + c (row r, k 8c..8c + 7)
  * is lane v's, and at 8 rows lane v's and v + 32's. Rows past M and k
@@ -120,7 +109,7 @@ struct x_carrier {
        * past M never read theirs */
       src[i] = ((uint32_t)row * (uint32_t)p.k + 8u * (uint32_t)c) * 2u;
       k_left[i] = row < ROWS && row < p.m ? (int32_t)p.k - 8 * c : 0;
-      dst[i] = x_in_slot + carried_x_offset<ROWS>(row, c) - 16u * (uint32_t)lane;
+      dst[i] = x_in_slot + lutmm_column_x_offset(ROWS, row, c) - 16u * (uint32_t)lane;
     }
   }
   __device__ __forceinline__ void copy(const lutmm_cuda_gemm_params &p, int k, uint32_t slot_lane, int lane) const {
@@ -142,7 +131,7 @@ struct x_carrier {
  * reads), k offset 8·(lane / 8). */
 template <int ROWS>
 __device__ __forceinline__ uint32_t x_lane_offset(int lane) {
-  return carried_x_offset<ROWS>((lane & 7) & (ROWS - 1), lane >> 3);
+  return lutmm_column_x_offset(ROWS, (lane & 7) & (ROWS - 1), lane >> 3);
 }
 
 /* The warp's next atom to fetch: its units of each column's part of the

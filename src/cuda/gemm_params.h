@@ -69,8 +69,8 @@ typedef struct lutmm_cuda_gemm_params {
   uint32_t tag;       /* skinny kernel, cooperative: this launch's tag, or 0 for ticket-counted fp32 partials */
   float table[256];
   lutmm_tensor_map x_map; /* wide kernel, when x_tma: X as 64 k × tile_m row boxes, 128-byte swizzle */
-  int column_stream;  /* skinny kernel (host: picks column_kernel): M = 1, units column after column, cut
-                         columns by tagged parts (plan_column_stream) */
+  int column_stream;  /* skinny kernel (host: picks column_kernel): M <= 4 (8), units column after column,
+                         cut columns by tagged parts (plan_column_stream) */
 } lutmm_cuda_gemm_params;
 
 LUTMM_HD static inline int lutmm_cuda_nwn(int mf) { return mf; }
@@ -464,6 +464,15 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
    : (rows) == 4 ? ((one_row) && (bits) >= 4)                                                                   \
                  : ((one_row) && (bits) >= 4 && (bits) <= 6))
 LUTMM_HD static inline int lutmm_column_warps(int bits, int rows) { return LUTMM_COLUMN_WARPS(bits, rows); }
+/* Where vector c (k 8c..8c + 7) of carried row r lies in a slot's X part.
+ * 2 and 4 rows: vector c ^ r of the row's 128 bytes, so that the rows one
+ * ldmatrix reads fall in distinct banks (an XOR below 4 leaves the +64
+ * bytes of a slab pair's offset alone). 8 rows: vector c of a 144-byte
+ * row, the padding doing what the swizzle does. */
+LUTMM_HD static inline uint32_t lutmm_column_x_offset(int rows, int row, int c) {
+  if (rows == 8) return (uint32_t)row * LUTMM_COLUMN_X_ROW_BYTES(8) + 16u * (uint32_t)c;
+  return (uint32_t)(row * 128 + ((c ^ row) << 4));
+}
 /* Two sets of the warps' sums, `rows` × 64 fp32 a warp. */
 LUTMM_HD static inline uint32_t lutmm_column_sums_bytes(int warps, int rows) {
   return 2u * (uint32_t)warps * (uint32_t)rows * 64u * 4u;
@@ -748,8 +757,7 @@ LUTMM_HD static inline lutmm_skinny_clusters lutmm_skinny_cluster_plan(int mb, i
  * of `sm_count` SMs whose blocks may take `smem_limit` bytes of dynamic
  * shared memory from window address `smem_base`: the 12-warp kernel where
  * it exists, the default count would give each warp at least 32 atoms, and
- * its larger block fits (it can run after a 64-row launch whose fit was
- * the one checked); else the default count. Measured on the H100 at
+ * its larger block fits; else the default count. Measured on the H100 at
  * M = 17..32 (docs/PERF.md, change 35): 5-14 % faster (median 11 %) at 54
  * atoms per warp (8192 x 28672, 28672 x 8192), 3-23 % slower at 4-16
  * (8192 x 8192 and smaller). */

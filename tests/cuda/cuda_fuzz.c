@@ -10,11 +10,13 @@
 #include <time.h>
 
 #include "cuda_harness.h"
+#include "cuda_state.h"
 #include "lutmm_cuda.h"
 
 typedef struct tally {
   long cases, exact, bound, failures;
-  long m_bins[5], bits[9], x_dtype[3], whole_column, tiny, wide_w, deep_k;
+  long m_bins[5], bits[9], x_dtype[3], whole_column, tiny, wide_w, deep_k, column_w;
+  long column_launches[9]; /* cases whose launch took the column-stream kernel, by M (1..8) */
   long long max_m, max_k, max_n;
 } tally;
 
@@ -44,12 +46,20 @@ static void random_case(uint64_t *s, long index, gemm_case *c) {
    * Hopper, tiles cut among several clusters (lutmm_skinny_cluster_plan),
    * else columns cut among many blocks. */
   const int deep = !wide_w && harness_pick(s, 16) == 0;
+  /* One in 8 of the rest at M = 1..8 over 32 to 64 atom columns: the
+   * column-stream kernel's shapes (M = 2..8 take it only from 32 atom
+   * columns; 5..8 where LUTMM_CUDA_COLUMN_STREAM=8), columns cut among
+   * 2 to 4 blocks. */
+  const int column = !wide_w && !deep && harness_pick(s, 8) == 0;
+  if (column) c->m = 1 + harness_pick(s, 8);
   c->n = wide_w ? 4097 + harness_pick(s, 1024)
          : deep ? 1 + harness_pick(s, 1100)
+         : column ? 2048 + harness_pick(s, 2049)
                 : 1 + harness_pick(s, harness_pick(s, 4) == 0 ? 700 : 200);
   /* K: multiples of 16 with real groups, or any value with one group. */
   if (wide_w) c->k = 16 * (1 + harness_pick(s, 7));
   else if (deep) c->k = 64 * (32 + harness_pick(s, 193));
+  else if (column) c->k = 16 * (4 + harness_pick(s, 300));
   else c->k = harness_pick(s, 3) == 0 ? 1 + harness_pick(s, 600) : 16 * (1 + harness_pick(s, 64));
   c->group_size = c->k % 16 == 0 ? harness_group_for(s, c->k) : 0;
   while (c->m * c->k * c->n > 40000000) c->m = c->m / 2 + 1;
@@ -72,6 +82,7 @@ static void count(tally *t, const gemm_case *c) {
   if (c->group_size == 0) t->whole_column++;
   if (c->tiny_scales) t->tiny++;
   if (c->n > 4096) t->wide_w++;
+  if (c->m <= 8 && c->n >= 2048 && c->n <= 4096) t->column_w++;
   if (c->k >= 2048) t->deep_k++;
   if (c->m > t->max_m) t->max_m = c->m;
   if (c->k > t->max_k) t->max_k = c->k;
@@ -85,8 +96,12 @@ static void report(const tally *t, double seconds) {
          t->m_bins[2], t->m_bins[3], t->max_m, t->max_k, t->max_n);
   printf("bits:");
   for (int b = 1; b <= 8; b++) printf(" %d:%ld", b, t->bits[b]);
-  printf("; x fp16 %ld bf16 %ld; whole-column groups %ld; tiny scales %ld; N over 4096 %ld; K of 2048 and more %ld\n",
-         t->x_dtype[1], t->x_dtype[2], t->whole_column, t->tiny, t->wide_w, t->deep_k);
+  printf("; x fp16 %ld bf16 %ld; whole-column groups %ld; tiny scales %ld; N over 4096 %ld; K of 2048 and more %ld; "
+         "M <= 8 over N of 2048..4096 %ld\n",
+         t->x_dtype[1], t->x_dtype[2], t->whole_column, t->tiny, t->wide_w, t->deep_k, t->column_w);
+  printf("column-stream kernel taken, by M:");
+  for (int m = 1; m <= 8; m++) printf(" %d:%ld", m, t->column_launches[m]);
+  printf("\n");
 }
 
 int main(int argc, char **argv) {
@@ -120,7 +135,9 @@ int main(int argc, char **argv) {
     char why[256], name[160];
     random_case(&seed, i, &c);
     count(&t, &c);
-    if (harness_run_case(&h, &c, why, sizeof why, NULL) != 0) {
+    const int failed = harness_run_case(&h, &c, why, sizeof why, NULL) != 0;
+    if (lutmm_cuda_state_of(h.cuda)->last_skinny_column && c.m <= 8) t.column_launches[c.m]++;
+    if (failed) {
       harness_describe(&c, name, sizeof name);
       printf("FAIL %s: %s\n", name, why);
       if (++t.failures >= 20) break;

@@ -401,8 +401,8 @@ static void describe_launch(const call_plan *c, char *out, size_t size) {
              p->cluster_ways ? ", pairs" : "", lutmm_cuda_needs_fixup(p) ? ", fixup" : "");
   } else if (p->column_stream) {
     const int rows = lutmm_column_rows(p->m, p->k_atoms, p->warps);
-    snprintf(out, size, "column, X %s, %d blk", rows == 1 ? "whole" : rows == 2 ? "carried ×2" : "carried ×4",
-             p->grid);
+    if (rows == 1) snprintf(out, size, "column, X whole, %d blk", p->grid);
+    else snprintf(out, size, "column, X carried ×%d, %d blk", rows, p->grid);
   } else {
     const char *cut = p->cluster_ways ? (p->cluster_groups > 1 ? "clusters+tickets" : "clusters")
                       : p->tags_head       ? "HEAD"

@@ -540,15 +540,42 @@ static void column_layout_one(uint32_t base, int bits, int one_row, int rows) {
   }
   const size_t bytes = lutmm_column_smem_bytes(base, bits, one_row, rows, warps);
   CHECK(bytes == (size_t)(l.end - base));
-  /* a carried row's vectors and ldmatrix reads (k 0..63, 16 bytes each)
-   * inside the slot's X part */
-  if (rows > 1) CHECK(slot == LUTMM_SKINNY_SLOT_BYTES(bits) + (uint32_t)rows * LUTMM_COLUMN_X_ROW_BYTES(rows));
-  CHECK(LUTMM_COLUMN_X_ROW_BYTES(rows) >= 128 && LUTMM_COLUMN_X_ROW_BYTES(rows) % 16 == 0);
   if (base == HOPPER_RESERVED && bytes > HOPPER_BLOCK_LIMIT && LUTMM_COLUMN_KERNEL_EXISTS(bits, one_row, rows))
     unit_fail(__FILE__, __LINE__, "column bits %d one_row %d rows %d needs %zu bytes", bits, one_row, rows, bytes);
 }
 
+/* Carried X of `rows` rows as the copies place it and ldmatrix reads it
+ * (column_kernel.cuh: x_carrier, x_lane_offset, and compute_atom's +32·kb
+ * bytes for slab pair kb): every vector 16-byte aligned, inside the slot's
+ * X part (which starts on 128 bytes) and alone; a lane's read of slab
+ * pair 2..3 is the vector the copies put there; and the 8 addresses of
+ * each ldmatrix matrix fall in distinct banks or coincide (rows repeated
+ * below 8 rows: one broadcast). */
+static void carried_x_one(int rows) {
+  const uint32_t bytes = (uint32_t)rows * LUTMM_COLUMN_X_ROW_BYTES(rows);
+  int used[8 * 144 / 16] = {0};
+  CHECK(LUTMM_SKINNY_SLOT_BYTES(1) % 128 == 0 && bytes <= sizeof used / sizeof used[0] * 16);
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < 8; c++) {
+      const uint32_t at = lutmm_column_x_offset(rows, r, c);
+      CHECK(at % 16 == 0 && at + 16 <= bytes);
+      if (at + 16 <= bytes) CHECK(used[at / 16]++ == 0);
+    }
+  for (int kb = 0; kb < 4; kb += 2)
+    for (int matrix = 0; matrix < 4; matrix++) {
+      uint32_t at[8];
+      for (int i = 0; i < 8; i++) {
+        const int lane = 8 * matrix + i, row = (lane & 7) & (rows - 1);
+        at[i] = lutmm_column_x_offset(rows, row, lane >> 3) + 32u * (uint32_t)kb;
+        CHECK(at[i] == lutmm_column_x_offset(rows, row, (lane >> 3) + 2 * kb));
+      }
+      for (int i = 0; i < 8; i++)
+        for (int j = 0; j < i; j++) CHECK(at[i] == at[j] || (at[i] / 16) % 8 != (at[j] / 16) % 8);
+    }
+}
+
 static void column_stream_rule(void) {
+  for (int rows = 2; rows <= LUTMM_COLUMN_MAX_ROWS; rows *= 2) carried_x_one(rows);
   for (uint32_t base = 0; base <= 4096; base += 512)
     for (int rows = 2; rows <= LUTMM_COLUMN_MAX_ROWS; rows *= 2)
       for (int bits = 1; bits <= 8; bits++)
