@@ -13,6 +13,12 @@
 # per-SASS-instruction counts and stall samples in $OUT/ncu-*.csv. --csv-shape KxN writes the full benchmark of
 # that shape (every M, bit width, group and dtype) to $OUT/bench-KxN.csv,
 # the input of tools/plot_bench.py.
+# --ab ENV=VALUE --ab-sets "ARGS;ARGS;..." [--ab-rounds N] times a change
+# that an environment variable switches (LUTMM_CUDA_COLUMN_STREAM=8, say):
+# each `lutmm bench --backend cuda --csv ARGS` set without it (variant a)
+# and with it (b), in N rounds (default 2) whose order alternates, into
+# $OUT/ab.csv (first column: variant and round), then each point's mean
+# times and b/a into $OUT/ab-summary.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -24,6 +30,9 @@ BENCH_ARGS="--quick"
 RUN_BENCH=1
 PROFILE=0
 CSV_SHAPE=""
+AB_ENV=""
+AB_SETS=""
+AB_ROUNDS=2
 while [ $# -gt 0 ]; do
   case "$1" in
     --steps) STEPS=${2:-}; shift $(($# > 1 ? 2 : 1)) ;;
@@ -32,8 +41,11 @@ while [ $# -gt 0 ]; do
     --no-bench) RUN_BENCH=0; shift ;;
     --profile) PROFILE=1; shift ;;
     --csv-shape) CSV_SHAPE=$2; shift 2 ;;
+    --ab) AB_ENV=$2; shift 2 ;;
+    --ab-sets) AB_SETS=$2; shift 2 ;;
+    --ab-rounds) AB_ROUNDS=$2; shift 2 ;;
     *) echo "usage: tools/gpu-check.sh [--steps LIST] [--fuzz-seconds S] [--bench \"ARGS\"] [--no-bench] [--profile]" \
-      "[--csv-shape KxN]" >&2
+      "[--csv-shape KxN] [--ab ENV=VALUE --ab-sets \"ARGS;ARGS\" [--ab-rounds N]]" >&2
       exit 2 ;;
   esac
 done
@@ -169,6 +181,40 @@ bench_csv() {
   done | awk '/^# device,/ { if (device++) next } /^k,/ { if (header++) next } { print }' >"$OUT/bench-$CSV_SHAPE.csv"
 }
 
+# One benchmark set as CSV rows prefixed by `variant` (a or b, then the
+# round): b runs with $AB_ENV in its environment.
+ab_run() {
+  local variant=$1 round=$2 args=$3
+  # shellcheck disable=SC2086
+  if [ "$variant" = b ]; then env "$AB_ENV" "$BUILD/tools/lutmm" bench --backend cuda --csv $args
+  else "$BUILD/tools/lutmm" bench --backend cuda --csv $args; fi |
+    awk -v v="$variant$round" '/^# device,/ { print; next } /^k,/ { print "variant," $0; next } { print v "," $0 }'
+}
+
+ab() {
+  local round set sets order variant
+  IFS=';' read -r -a sets <<<"$AB_SETS"
+  for round in $(seq 1 "$AB_ROUNDS"); do
+    order="a b"
+    [ $((round % 2)) -eq 0 ] && order="b a"
+    for set in "${sets[@]}"; do
+      for variant in $order; do ab_run "$variant" "$round" "$set" || return 1; done
+    done
+  done | awk '/^# device,/ { if (device++) next } /^variant,/ { if (header++) next } { print }' >"$OUT/ab.csv"
+  # mean µs of each point per variant, and b / a (columns: variant,k,n,m,bits,group,dtype,lutmm_us,...)
+  awk -F, '!/^#/ && !/^variant,/ {
+      key = $2 "x" $3 " M=" $4 " " $5 "-bit g" $6 " " $7; v = substr($1, 1, 1)
+      sum[key, v] += $8; count[key, v]++; if (!(key in seen)) { seen[key] = 1; keys[++n] = key } }
+    END {
+      for (i = 1; i <= n; i++) {
+        k = keys[i]; a = sum[k, "a"] / count[k, "a"]; b = sum[k, "b"] / count[k, "b"]
+        printf "%-40s a %8.2f us  b %8.2f us  b/a %.3f\n", k, a, b, b / a; ratio[i] = b / a
+      }
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && ratio[j - 1] > ratio[j]; j--) { t = ratio[j]; ratio[j] = ratio[j - 1]; ratio[j - 1] = t }
+      printf "%d points, b/a median %.3f, min %.3f, max %.3f\n", n, ratio[int((n + 1) / 2)], ratio[1], ratio[n]
+    }' "$OUT/ab.csv" | tee "$OUT/ab-summary.txt"
+}
+
 # wanted NAME: whether --steps lists NAME.
 wanted() { [[ ",$STEPS," == *",$1,"* ]]; }
 
@@ -182,6 +228,7 @@ if step build build; then
   [ "$PROFILE" -eq 1 ] && [ -x "$BUILD/tools/lutmm" ] && step profile profile
   [ "$RUN_BENCH" -eq 1 ] && [ -x "$BUILD/tools/lutmm" ] && step bench bench
   [ -n "$CSV_SHAPE" ] && [ -x "$BUILD/tools/lutmm" ] && step bench-csv bench_csv
+  [ -n "$AB_ENV" ] && [ -n "$AB_SETS" ] && [ -x "$BUILD/tools/lutmm" ] && step ab ab
 fi
 
 echo
