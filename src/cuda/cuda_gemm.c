@@ -66,14 +66,16 @@ static cudaError_t launch_skinny(lutmm_cuda_state *s, const lutmm_gemm_args *a, 
  * in order on the stream; each reads every weight again (cuda_plan.c's
  * skinny_pays says when that is worth it). The launches share the
  * workspace and tickets; stream order keeps them apart. A row offset keeps
- * X's 16-byte alignment (x_vector needs K % 8 == 0). The capture status is
- * asked once a call: tagged plans are not for graphs. */
+ * X's 16-byte alignment (x_vector needs K % 8 == 0). Tagged plans are not
+ * for graphs: the capture status is asked (once a call) only when a plan
+ * would tag, as before the planner took it as an argument, so the plans
+ * that never tag make no runtime call for it. */
 static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
                                       lutmm_cuda_gemm_params *p) {
   const int64_t rows = lutmm_cuda_skinny_rows(a, p);
   const size_t x_row = (size_t)w->params.k * lutmm_dtype_size(a->x_dtype);
   const size_t y_row = (size_t)w->params.n * lutmm_dtype_size(a->y_dtype);
-  const int capturing = stream_capturing(s);
+  int capturing = 0, asked = 0;
   for (int64_t r0 = 0; r0 < a->m; r0 += rows) {
     p->m = a->m - r0 < rows ? a->m - r0 : rows;
     p->x = (const uint8_t *)a->x + (size_t)r0 * x_row;
@@ -82,6 +84,11 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
     cudaError_t err;
     for (;;) {
       lutmm_cuda_plan_skinny(s, w, p->m, clusters, cooperative, capturing, p);
+      if (p->tagged != NULL && !asked) {
+        asked = 1;
+        capturing = stream_capturing(s);
+        if (capturing) continue; /* plan again, untagged */
+      }
       err = launch_skinny(s, a, p);
       /* A cluster launch the device refuses (another client holding part
        * of a GPC, say) goes again without clusters; a cooperative grid it

@@ -59,7 +59,10 @@ static void random_case(uint64_t *s, long index, gemm_case *c) {
   /* K: multiples of 16 with real groups, or any value with one group. */
   if (wide_w) c->k = 16 * (1 + harness_pick(s, 7));
   else if (deep) c->k = 64 * (32 + harness_pick(s, 193));
-  else if (column) c->k = 16 * (4 + harness_pick(s, 300));
+  else if (column) { /* K short enough that M stays whole below */
+    const int64_t most = 40000000 / (16 * c->m * c->n);
+    c->k = 16 * (4 + harness_pick(s, most < 304 ? most - 3 : 300));
+  }
   else c->k = harness_pick(s, 3) == 0 ? 1 + harness_pick(s, 600) : 16 * (1 + harness_pick(s, 64));
   c->group_size = c->k % 16 == 0 ? harness_group_for(s, c->k) : 0;
   while (c->m * c->k * c->n > 40000000) c->m = c->m / 2 + 1;
