@@ -19,6 +19,12 @@
 # and with it (b), in N rounds (default 2) whose order alternates, into
 # $OUT/ab.csv (first column: variant and round), then each point's mean
 # times and b/a into $OUT/ab-summary.txt.
+# --pack FILE, on a machine with nvcc and no GPU, builds what the checks need
+# and writes it to FILE (.tar.xz: the programs, the cuda suite's test list,
+# the CUDA objects the SASS check reads, and the shared libraries outside
+# glibc and the CUDA toolkit), then stops; --prebuilt FILE, on the GPU
+# machine, unpacks that into $BUILD instead of building, so its time goes to
+# the checks. Both machines must be x86-64 Linux.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -33,6 +39,8 @@ CSV_SHAPE=""
 AB_ENV=""
 AB_SETS=""
 AB_ROUNDS=2
+PACK=""
+PREBUILT=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --steps) STEPS=${2:-}; shift $(($# > 1 ? 2 : 1)) ;;
@@ -44,8 +52,10 @@ while [ $# -gt 0 ]; do
     --ab) AB_ENV=$2; shift 2 ;;
     --ab-sets) AB_SETS=$2; shift 2 ;;
     --ab-rounds) AB_ROUNDS=$2; shift 2 ;;
+    --pack) PACK=$2; shift 2 ;;
+    --prebuilt) PREBUILT=$2; shift 2 ;;
     *) echo "usage: tools/gpu-check.sh [--steps LIST] [--fuzz-seconds S] [--bench \"ARGS\"] [--no-bench] [--profile]" \
-      "[--csv-shape KxN] [--ab ENV=VALUE --ab-sets \"ARGS;ARGS\" [--ab-rounds N]]" >&2
+      "[--csv-shape KxN] [--ab ENV=VALUE --ab-sets \"ARGS;ARGS\" [--ab-rounds N]] [--pack FILE | --prebuilt FILE]" >&2
       exit 2 ;;
   esac
 done
@@ -75,26 +85,93 @@ step() {
   return $rc
 }
 
+# The CUDA objects older than the newest header: Meson does not track the
+# headers of CUDA sources here (the wide kernels are a library of their own,
+# built for sm_90a too).
+remove_stale_cuda_objects() {
+  local newest
+  newest=$(find src include -name '*.h' -o -name '*.cuh' | xargs ls -t | head -n 1)
+  find "$BUILD"/liblutmm.a.p "$BUILD"/src/cuda/liblutmm_wide.a.p -name '*.cu.o' ! -newer "$newest" -delete 2>/dev/null
+  return 0
+}
+
+CHECK_TARGETS="liblutmm.a tests/cuda/test_cuda_format tests/cuda/test_cuda_gemm tests/cuda/test_cuda_graph
+  tests/cuda/cuda_fuzz tests/cuda/test_mma_numerics fuzz/replay_gemm_cuda tools/lutmm"
+
 build() {
-  nvidia-smi -L || true
+  command -v nvidia-smi >/dev/null && nvidia-smi -L
   command -v meson >/dev/null || type meson >/dev/null 2>&1 || { echo "meson missing"; return 1; }
   # werror off: another compiler version may warn in code this check is not
   # about; the CUDA sources keep -Werror=all-warnings from src/cuda/meson.build.
-  if [ -f "$BUILD/build.ninja" ]; then meson configure "$BUILD" -Dwerror=false || return 1
-  else meson setup "$BUILD" -Dcuda=enabled -Dopenblas=disabled -Dwerror=false || return 1; fi
-  # Meson does not track the headers of CUDA sources here: rebuild them
-  # (the wide kernels are a library of their own, built for sm_90a too).
-  rm -f "$BUILD"/liblutmm.a.p/*.cu.o "$BUILD"/src/cuda/liblutmm_wide.a.p/*.cu.o
-  ninja -C "$BUILD" liblutmm.a tests/cuda/test_cuda_format tests/cuda/test_cuda_gemm tests/cuda/test_cuda_graph \
-    tests/cuda/cuda_fuzz tests/cuda/test_mma_numerics fuzz/replay_gemm_cuda || return 1
+  if [ ! -f "$BUILD/build.ninja" ]; then
+    meson setup "$BUILD" -Dcuda=enabled -Dopenblas=disabled -Dwerror=false || return 1
+  fi
+  remove_stale_cuda_objects
+  # shellcheck disable=SC2086
+  ninja -C "$BUILD" ${CHECK_TARGETS% tools/lutmm} || return 1
   ninja -C "$BUILD" tools/lutmm || echo "tools/lutmm did not build: no benchmark"
+}
+
+# pack FILE: the build's programs and what they need on a machine that has
+# the CUDA driver, runtime and cuBLAS but none of this build's other libraries.
+pack() {
+  local file=$1 stage lib
+  stage=$(mktemp -d) || return 1
+  build || return 1
+  (cd "$BUILD" && cp --parents ${CHECK_TARGETS#liblutmm.a } "$stage"/ &&
+    find . -name '*_f16.cu.o' -exec cp --parents {} "$stage"/ \;) || return 1
+  meson introspect --tests "$BUILD" | python3 -c '
+import json, os, sys
+build = os.path.realpath(sys.argv[1])
+for test in json.load(sys.stdin):
+    if "lutmm:cuda" in test["suite"]:
+        env = ";".join(k + "=" + v for k, v in test["env"].items()) or "-"
+        cmd = [os.path.relpath(c, build) if c.startswith(build + "/") else c for c in test["cmd"]]
+        print(test["name"], test["timeout"], env, " ".join(cmd), sep="\t")' "$BUILD" >"$stage/cuda-tests.tsv" || return 1
+  mkdir -p "$stage/lib"
+  for lib in $( (cd "$BUILD" && ldd ${CHECK_TARGETS#liblutmm.a }) | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' |
+    sort -u | grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libstdc\+\+|libgcc_s|libcublas|libcublasLt)\.so'); do
+    cp -L "$lib" "$stage/lib/"
+  done
+  # One stream with a window larger than a program: the programs share one
+  # fatbinary, so each copy after the first costs almost nothing.
+  tar -C "$stage" -cf - . | xz -T1 --lzma2=preset=6,dict=192MiB >"$file" || return 1
+  rm -rf "$stage"
+  ls -l "$file"
+}
+
+# unpack FILE: a pack into $BUILD, its libraries found first.
+unpack() {
+  nvidia-smi -L
+  rm -rf "$BUILD" && mkdir -p "$BUILD" && xz -dc "$1" | tar -C "$BUILD" -xf - || return 1
+  export LD_LIBRARY_PATH="$PWD/$BUILD/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  ! ldd "$BUILD/tools/lutmm" "$BUILD/tests/cuda/cuda_fuzz" | grep 'not found'
+}
+
+# A pack's cuda suite: the tests Meson lists, run as Meson runs them.
+suite_from_list() {
+  local name timeout env cmd rc passed=0 failed=0 skipped=0
+  while IFS=$'\t' read -r name timeout env cmd; do
+    # shellcheck disable=SC2086
+    (cd "$BUILD" && if [ "$env" = - ]; then timeout "$timeout" $cmd; else env ${env//;/ } timeout "$timeout" $cmd; fi) \
+      >"$OUT/suite-$name.log" 2>&1
+    rc=$?
+    case $rc in
+      0) passed=$((passed + 1)); echo "ok   $name" ;;
+      77) skipped=$((skipped + 1)); echo "SKIP $name" ;;
+      *) failed=$((failed + 1)); echo "FAIL $name ($rc)"; tail -n 30 "$OUT/suite-$name.log" ;;
+    esac
+  done <"$BUILD/cuda-tests.tsv"
+  echo "cuda suite: $passed passed, $failed failed, $skipped skipped"
+  [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
 }
 
 # The cuda suite, then the gemm_cuda corpus (the fuzz-regression suite's
 # GPU part, which a machine without a GPU skips).
 suite() {
   local rc=0
-  meson test -C "$BUILD" --suite cuda --no-rebuild --print-errorlogs || rc=1
+  if [ -f "$BUILD/cuda-tests.tsv" ]; then suite_from_list || rc=1
+  else meson test -C "$BUILD" --suite cuda --no-rebuild --print-errorlogs || rc=1; fi
   "$BUILD/fuzz/replay_gemm_cuda" fuzz/corpus/gemm_cuda || rc=1
   return $rc
 }
@@ -218,7 +295,13 @@ ab() {
 # wanted NAME: whether --steps lists NAME.
 wanted() { [[ ",$STEPS," == *",$1,"* ]]; }
 
-if step build build; then
+if [ -n "$PACK" ]; then
+  pack "$PACK"
+  exit
+fi
+if [ -n "$PREBUILT" ]; then build_step="unpack $PREBUILT"; else build_step=build; fi
+# shellcheck disable=SC2086
+if step build $build_step; then
   wanted suite && step suite suite
   wanted fuzz && step fuzz fuzz
   wanted cli-fuzz && step cli-fuzz cli_fuzz
