@@ -9,12 +9,12 @@
 # suite, fuzz, cli-fuzz, memcheck, racecheck, hmma; default all): a machine
 # that limits one command's time can take the checks in two runs.
 # --profile adds Nsight Compute reports of the GEMM kernels on 8192x28672, NF4
-# g128 (skinny fp16 at M = 1, 16 and 64, bf16 at M = 1, wide fp16 at M = 256), with
+# g128 fp16 (the kernel of each band of M: see profile()), with
 # per-SASS-instruction counts and stall samples in $OUT/ncu-*.csv. --csv-shape KxN writes the full benchmark of
 # that shape (every M, bit width, group and dtype) to $OUT/bench-KxN.csv,
 # the input of tools/plot_bench.py.
 # --ab ENV=VALUE --ab-sets "ARGS;ARGS;..." [--ab-rounds N] times a change
-# that an environment variable switches (LUTMM_CUDA_COLUMN_STREAM=8, say):
+# that an environment variable switches (LUTMM_CUDA_COLUMN_STREAM=0, say):
 # each `lutmm bench --backend cuda --csv ARGS` set without it (variant a)
 # and with it (b), in N rounds (default 2) whose order alternates, into
 # $OUT/ab.csv (first column: variant and round), then each point's mean
@@ -184,27 +184,20 @@ cli_fuzz() {
   "$BUILD/tools/lutmm" fuzz --backend cuda --mode both --seconds 60
 }
 
-# memcheck, the fuzz cases also with the column-stream kernel's 8-row
-# form on (M = 5..8, off by default until measured).
 memcheck() {
   compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" --cases 120 --seed 9 &&
-    LUTMM_CUDA_COLUMN_STREAM=8 compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" \
-      --cases 120 --seed 13 &&
     compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/test_cuda_format" &&
     compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/test_cuda_graph"
 }
 
 # racecheck (also with a 4 KiB lent workspace: one block per tile, so the
-# wide kernel's blocks reuse their stages, and with the column-stream
-# kernel's 8-row form on), then synccheck (barrier use: the
-# wide kernel's mbarriers).
+# wide kernel's blocks reuse their stages), then synccheck (barrier use:
+# the wide kernel's mbarriers).
 racecheck() {
   compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" \
     --cases 24 --seed 10 &&
     compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" \
       --cases 16 --seed 10 --workspace 4096 &&
-    LUTMM_CUDA_COLUMN_STREAM=8 compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 \
-      "$BUILD/tests/cuda/cuda_fuzz" --cases 48 --seed 14 &&
     compute-sanitizer --tool synccheck --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" --cases 24 --seed 12
 }
 
@@ -224,24 +217,33 @@ hmma() {
   [ "$count" -gt 0 ] && [ "$skinny" -gt 0 ] && [ "$wide" -gt 0 ]
 }
 
-# ncu_one NAME M REGEX: one Nsight Compute report of the first kernel whose
-# demangled name matches REGEX (template arguments included) after 20
-# launches of the NF4 benchmark at that M (its first point: group 128);
-# keeps the details page and the per-SASS counts and stall samples.
+# ncu_one NAME M REGEX: one Nsight Compute report of the first
+# kernel whose demangled name matches REGEX (template arguments included)
+# after 20 launches of the NF4 benchmark at that M (its first point: group
+# 128, fp16) on 8192x28672; keeps the details page and the per-SASS counts
+# and stall samples.
 ncu_one() {
   local name=$1 m=$2 regex=$3
-  ncu --kernel-name-base demangled --kernel-name "regex:$regex" --launch-skip 20 --launch-count 1 --set full \
-    -o "$OUT/$name" -f "$PWD/$BUILD/tools/lutmm" bench --backend cuda --bits 4 --shape 8192x28672 --m "$m" \
-    --reps 30 >/dev/null || return 1
+  ncu --kernel-name-base demangled --kernel-name "regex:$regex" --launch-skip 20 --launch-count 1 \
+    --set full -o "$OUT/$name" -f "$PWD/$BUILD/tools/lutmm" bench --backend cuda --bits 4 --shape 8192x28672 \
+    --m "$m" --reps 30 >/dev/null || return 1
   ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name.txt" || return 1
   ncu --import "$OUT/$name.ncu-rep" --page source --csv --print-source sass >"$OUT/$name.csv" || return 1
   rm -f "$OUT/$name.ncu-rep"
 }
 
+# The kernel each band of M runs on the large shape: the column-stream
+# kernel at M = 1 and 4, the skinny kernel at M = 8, 16 and 32, the wide
+# kernel at M = 256.
 profile() {
-  ncu_one ncu-f16-m1 1 'skinny_kernel<__half' && ncu_one ncu-bf16-m1 1 'skinny_kernel<__nv_bfloat16' &&
-    ncu_one ncu-f16-m16 16 'skinny_kernel<__half' && ncu_one ncu-f16-m64 64 'skinny_kernel<__half' &&
-    ncu_one ncu-f16-m256 256 'wide_kernel<__half'
+  local rc=0
+  ncu_one ncu-column-m1 1 'column_kernel<__half' || rc=1
+  ncu_one ncu-column-m4 4 'column_kernel<__half' || rc=1
+  ncu_one ncu-skinny-m8 8 'skinny_kernel<__half' || rc=1
+  ncu_one ncu-skinny-m16 16 'skinny_kernel<__half' || rc=1
+  ncu_one ncu-skinny-m32 32 'skinny_kernel<__half' || rc=1
+  ncu_one ncu-wide-m256 256 'wide_kernel<__half' || rc=1
+  return $rc
 }
 
 bench() {

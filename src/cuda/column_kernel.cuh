@@ -25,11 +25,11 @@
  *
  * X in one of two forms (lutmm_column_layout_at). Whole (ROWS = 1, M =
  * 1 where it fits): X stays whole in shared memory, 128 bytes a k-atom in
- * the skinny layout's X region, with the warps' sums behind it. Two, four
- * or eight rows (M = 2, 3..4, 5..8, and M = 1 past that K): X rides with
- * the weights, each atom's ring slot taking the atom's words and, behind
- * them, its 64 k of X's ROWS rows (rows past M zero), so a warp needs no
- * X beyond its atoms and K has no limit. The warps read different k ranges of one
+ * the skinny layout's X region, with the warps' sums behind it. Two or four
+ * rows (M = 2, 3..4, and M = 1 past that K): X rides with the weights,
+ * each atom's ring slot taking the atom's words and, behind them, its 64 k
+ * of X's ROWS rows (rows past M zero), so a warp needs no X beyond its
+ * atoms and K has no limit. The warps read different k ranges of one
  * column, so no X is shared between them; X is L2-resident, and 128 bytes
  * a row beside an atom's 512 a bit of code is the traffic it adds. In a
  * first build, whose copies took ~15 instructions an atom, carrying X cost
@@ -54,7 +54,7 @@ struct column_ring {
   static constexpr uint32_t X = LUTMM_SKINNY_SLOT_BYTES(BITS); /* carried X's offset in a slot */
   static constexpr uint32_t ENTRY = LUTMM_SKINNY_SCALE_ENTRY(ONE_ROW);
   static_assert(DEPTH >= 2 && DEPTH <= 8, "cp.async.wait_group takes 0..7");
-  static_assert(ROWS == 1 || ROWS == 2 || ROWS == 4 || ROWS == 8, "X rows: 1, 2, 4 or 8");
+  static_assert(ROWS == 1 || ROWS == 2 || ROWS == 4, "the swizzle (vector c of row r at c ^ r) needs r < 4");
 };
 
 /* This warp's ring (window address): whole rings below the table first. */
@@ -84,45 +84,39 @@ __device__ void load_x_row(const lutmm_cuda_gemm_params &p, uint8_t *xrow) {
 /* X that allows no 16-byte copies (rows off 16-byte boundaries, K not a
  * multiple of 8), carried: element by element, in a function of its own,
  * which keeps its registers out of the main loop (inlined, the per-slab
- * kernels spilled 20-24 B). Vector v: 8 values of row v / 8. */
-static __device__ __noinline__ void store_x_slowly(const lutmm_cuda_gemm_params &p, int v, int k, uint32_t dst) {
-  store_shared16(dst, x_chunk8(p, v >> 3, (int64_t)k * 64 + (v & 7) * 8));
+ * kernels spilled 20-24 B). */
+static __device__ __noinline__ void store_x_slowly(const lutmm_cuda_gemm_params &p, int lane, int k, uint32_t dst) {
+  store_shared16(dst, x_chunk8(p, lane >> 3, (int64_t)k * 64 + (lane & 7) * 8));
 }
 
 /* This lane's share of carrying the 64 k of atom `k` of X's ROWS rows
- * into a slot, 16-byte vectors: vector v = 8r + c (row r, k 8c..8c + 7)
- * is lane v's, and at 8 rows lane v's and v + 32's. Rows past M and k
- * past K are zero. What depends only on the lane is worked out once: per
- * atom a copy costs an add, a compare and the cp.async. */
+ * into a slot, a 16-byte vector a lane: lane 8r + c brings vector c of
+ * row r (k 8c..8c + 7) to its place in the slot (lutmm_column_x_offset).
+ * Rows past M and k past K are zero. What depends only on the lane is
+ * worked out once: per atom a copy costs an add, a compare and the
+ * cp.async. */
 template <int ROWS>
 struct x_carrier {
-  static constexpr int COPIES = ROWS == 8 ? 2 : 1; /* vectors a lane */
-  uint32_t src[COPIES];   /* byte offset of the vector in X at k-atom 0 */
-  int32_t k_left[COPIES]; /* the vector lies in X while 64·k < k_left (0: never) */
-  uint32_t dst[COPIES];   /* its place in a slot, from the slot's lane address */
+  uint32_t src;   /* byte offset of the lane's vector in X at k-atom 0 */
+  int32_t k_left; /* the vector lies in X while 64·k < k_left (0: never) */
+  uint32_t dst;   /* its place in a slot, from the slot's lane address */
 
   __device__ __forceinline__ void start(const lutmm_cuda_gemm_params &p, int lane, uint32_t x_in_slot) {
-#pragma unroll
-    for (int i = 0; i < COPIES; i++) {
-      const int v = lane + 32 * i, row = v >> 3, c = v & 7;
-      /* below 2^31 for rows below M (the planner keeps M·K·2 there); rows
-       * past M never read theirs */
-      src[i] = ((uint32_t)row * (uint32_t)p.k + 8u * (uint32_t)c) * 2u;
-      k_left[i] = row < ROWS && row < p.m ? (int32_t)p.k - 8 * c : 0;
-      dst[i] = x_in_slot + lutmm_column_x_offset(ROWS, row, c) - 16u * (uint32_t)lane;
-    }
+    const int row = lane >> 3, c = lane & 7;
+    /* below 2^31 for rows below M (the planner keeps M·K·2 there); rows
+     * past M never read theirs */
+    src = ((uint32_t)row * (uint32_t)p.k + 8u * (uint32_t)c) * 2u;
+    k_left = row < ROWS && row < p.m ? (int32_t)p.k - 8 * c : 0;
+    dst = x_in_slot + lutmm_column_x_offset(row, c) - 16u * (uint32_t)lane;
   }
   __device__ __forceinline__ void copy(const lutmm_cuda_gemm_params &p, int k, uint32_t slot_lane, int lane) const {
     if (lane >= 8 * ROWS) return;
-#pragma unroll
-    for (int i = 0; i < COPIES; i++) {
-      if (!p.x_vector) {
-        store_x_slowly(p, lane + 32 * i, k, slot_lane + dst[i]);
-        continue;
-      }
-      const bool ok = 64 * k < k_left[i];
-      cp_async16_at(slot_lane + dst[i], (const uint8_t *)p.x + (ok ? src[i] + (uint32_t)k * 128u : 0u), ok ? 16 : 0);
+    if (!p.x_vector) {
+      store_x_slowly(p, lane, k, slot_lane + dst);
+      return;
     }
+    const bool ok = 64 * k < k_left;
+    cp_async16_at(slot_lane + dst, (const uint8_t *)p.x + (ok ? src + (uint32_t)k * 128u : 0u), ok ? 16 : 0);
   }
 };
 
@@ -131,7 +125,7 @@ struct x_carrier {
  * reads), k offset 8·(lane / 8). */
 template <int ROWS>
 __device__ __forceinline__ uint32_t x_lane_offset(int lane) {
-  return lutmm_column_x_offset(ROWS, (lane & 7) & (ROWS - 1), lane >> 3);
+  return lutmm_column_x_offset((lane & 7) & (ROWS - 1), lane >> 3);
 }
 
 /* The warp's next atom to fetch: its units of each column's part of the

@@ -9,13 +9,10 @@
 #include "gemm_params.h"
 
 /* Most X rows the column-stream kernel (cooperative launches only) takes:
- * 4; none with LUTMM_CUDA_COLUMN_STREAM=0; 8 with =8 (its 8-row form, not
- * yet run on a GPU, so not the default). */
+ * LUTMM_COLUMN_MAX_ROWS; none with LUTMM_CUDA_COLUMN_STREAM=0. */
 static int read_column_stream_rows(void) {
   const char *env = getenv("LUTMM_CUDA_COLUMN_STREAM");
-  if (env != NULL && strcmp(env, "0") == 0) return 0;
-  if (env != NULL && strcmp(env, "8") == 0) return 8;
-  return 4;
+  return env != NULL && strcmp(env, "0") == 0 ? 0 : LUTMM_COLUMN_MAX_ROWS;
 }
 
 /* Cooperative skinny launches (every block resident: cut columns reduced

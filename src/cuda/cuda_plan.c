@@ -136,8 +136,7 @@ static int skinny_warps(const lutmm_cuda_state *s, const lutmm_weights *w, int m
                                 s->sm_count, s->smem_base, s->smem_per_block);
 }
 
-/* M = 1..4 (1..8 where the context allows eight rows) as the
- * column-stream kernel (column_kernel.cuh): units column after column, a
+/* M = 1..4 as the column-stream kernel (column_kernel.cuh): units column after column, a
  * block's range one run of the packed planes, one block an SM, X whole or
  * carried in the ring (any K); a cut column's first block adds the
  * others' tagged parts at the end of its range, so only where tags can be
@@ -147,8 +146,8 @@ static int skinny_warps(const lutmm_cuda_state *s, const lutmm_weights *w, int m
 static int plan_column_stream(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int cooperative,
                               int capturing, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;
-  const int bits = w->params.bits, rows = lutmm_column_rows(m, g->k_atoms, lutmm_skinny_warps(1, bits));
-  const int warps = lutmm_column_warps(bits, rows);
+  const int bits = w->params.bits, warps = lutmm_skinny_warps(1, bits);
+  const int rows = lutmm_column_rows(m, g->k_atoms, warps);
   const int64_t iters = (g->k_atoms + 1) / 2, units = g->n_atoms * iters;
   const int64_t grid = units < s->sm_count ? units : s->sm_count;
   if (m > s->column_stream_rows || !LUTMM_COLUMN_KERNEL_EXISTS(bits, p->atom_one_group, rows) || !cooperative ||

@@ -428,50 +428,37 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
                                    ring * LUTMM_SKINNY_SCALE_ENTRY(one_row), ring * LUTMM_SKINNY_SLOT_BYTES(bits));
 }
 
-/* The column-stream kernel (column_kernel.cuh, M = 1..8) in two forms.
+/* The column-stream kernel (column_kernel.cuh, M = 1..4) in two forms.
  * Whole X (ROWS = 1): X's one row stays in the skinny layout's X region,
  * 128 bytes a k-atom, with two sets of the warps' sums behind it, while it
  * fits (K up to 14336 with 16 warps, 15360 with the 12 of 7- and 8-bit
- * codes). Two, four or eight rows (M = 2, 3..4, 5..8, and M = 1 past that
- * K): each atom's ring slot carries its X behind the atom's words (ROWS
- * rows of 64 values; rows past M zero), so K has no limit, and the shared
- * window starts with two sets of the warps' sums (ROWS × 64 fp32 a warp),
- * then the scale entries, the table and the rings as in the skinny
+ * codes). Two or four rows (M = 2, 3..4, and M = 1 past that K): each
+ * atom's ring slot carries its X behind the atom's words (ROWS rows of 64
+ * values, 128 bytes each; rows past M zero), so K has no limit, and the
+ * shared window starts with two sets of the warps' sums (ROWS × 64 fp32 a
+ * warp), then the scale entries, the table and the rings as in the skinny
  * layout. Carried X cost M = 1 4-8 % where the whole row fits in a first
  * build whose copies took ~15 instructions an atom (docs/PERF.md, change
  * 77), hence the two forms. Ring depths are the skinny kernel's at M <= 8,
- * but for 4 and 8 rows of 3- and 4-bit codes with one-row scales, which
- * fit 3 and 2 deep.
- * Eight rows (not yet run on a GPU, so taken only with
- * LUTMM_CUDA_COLUMN_STREAM=8): 12 warps, as two sets of 16 warps' 8-row
- * sums (64 KiB) leave no room for their rings, and codes of 4..6 bits
- * with one-row scales, as wider slots do not fit beside 12 warps' sums;
- * X rows on the skinny X region's 144-byte pitch, conflict-free for 8
- * rows without the swizzle of 2 and 4 (which would move the +64 bytes of
- * a slab pair for rows 4..7). */
-#define LUTMM_COLUMN_MAX_ROWS 8
-/* Bytes a carried row of X takes in a slot. */
-#define LUTMM_COLUMN_X_ROW_BYTES(rows) ((rows) == 8 ? LUTMM_SKINNY_X_ROW_BYTES : 128u)
-/* Warps of the column-stream block. */
-#define LUTMM_COLUMN_WARPS(bits, rows) ((rows) == 8 ? 12 : LUTMM_SKINNY_WARPS(1, bits))
+ * but for 4 rows of 3- and 4-bit codes with one-row scales, which fit 3
+ * and 2 deep. An 8-row form for M = 5..8 (12 warps, as 16 warps' 8-row
+ * sums leave no room for their rings) ran 5-19 % behind the skinny kernel
+ * on the H100 and was taken out (docs/PERF.md, change 79). */
+#define LUTMM_COLUMN_MAX_ROWS 4
+#define LUTMM_COLUMN_X_ROW_BYTES 128u /* a carried row of X in a slot */
 /* Whether the column-stream kernel of `rows` rows exists for these codes:
  * 1 and 2 rows with one-row scales or per-slab ones up to
  * LUTMM_COLUMN_STREAM_SLAB_BITS, 4 rows for one-row codes of 4 bits and
- * more, 8 for one-row codes of 4..6 bits. */
+ * more. */
 #define LUTMM_COLUMN_STREAM_SLAB_BITS 6 /* widest code it takes with per-slab scales */
 #define LUTMM_COLUMN_KERNEL_EXISTS(bits, one_row, rows)                                                         \
-  ((rows) <= 2   ? ((one_row) || (bits) <= LUTMM_COLUMN_STREAM_SLAB_BITS)                                       \
-   : (rows) == 4 ? ((one_row) && (bits) >= 4)                                                                   \
-                 : ((one_row) && (bits) >= 4 && (bits) <= 6))
-LUTMM_HD static inline int lutmm_column_warps(int bits, int rows) { return LUTMM_COLUMN_WARPS(bits, rows); }
-/* Where vector c (k 8c..8c + 7) of carried row r lies in a slot's X part.
- * 2 and 4 rows: vector c ^ r of the row's 128 bytes, so that the rows one
- * ldmatrix reads fall in distinct banks (an XOR below 4 leaves the +64
- * bytes of a slab pair's offset alone). 8 rows: vector c of a 144-byte
- * row, the padding doing what the swizzle does. */
-LUTMM_HD static inline uint32_t lutmm_column_x_offset(int rows, int row, int c) {
-  if (rows == 8) return (uint32_t)row * LUTMM_COLUMN_X_ROW_BYTES(8) + 16u * (uint32_t)c;
-  return (uint32_t)(row * 128 + ((c ^ row) << 4));
+  ((rows) <= 2 ? ((one_row) || (bits) <= LUTMM_COLUMN_STREAM_SLAB_BITS) : ((one_row) && (bits) >= 4))
+/* Where vector c (k 8c..8c + 7) of carried row r lies in a slot's X part:
+ * vector c ^ r of the row's 128 bytes, so that the rows one ldmatrix reads
+ * fall in distinct banks (an XOR below 4 leaves the +64 bytes of a slab
+ * pair's offset alone). */
+LUTMM_HD static inline uint32_t lutmm_column_x_offset(int row, int c) {
+  return (uint32_t)(row * (int)LUTMM_COLUMN_X_ROW_BYTES + ((c ^ row) << 4));
 }
 /* Two sets of the warps' sums, `rows` × 64 fp32 a warp. */
 LUTMM_HD static inline uint32_t lutmm_column_sums_bytes(int warps, int rows) {
@@ -483,15 +470,15 @@ LUTMM_HD static inline int lutmm_column_x_fits(int64_t k_atoms, int warps) {
 /* X rows of the column-stream kernel for M = m; `warps`: the whole-X
  * block's (lutmm_skinny_warps(1, bits)), which decides where X fits. */
 LUTMM_HD static inline int lutmm_column_rows(int64_t m, int64_t k_atoms, int warps) {
-  return m <= 1 && lutmm_column_x_fits(k_atoms, warps) ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8;
+  return m <= 1 && lutmm_column_x_fits(k_atoms, warps) ? 1 : m <= 2 ? 2 : 4;
 }
 #define LUTMM_COLUMN_RING(bits, one_row, rows)                                                                  \
-  ((rows) >= 4 && (one_row) && (bits) == 3   ? 3                                                               \
-   : (rows) >= 4 && (one_row) && (bits) == 4 ? 2                                                               \
+  ((rows) == 4 && (one_row) && (bits) == 3   ? 3                                                               \
+   : (rows) == 4 && (one_row) && (bits) == 4 ? 2                                                               \
                                              : LUTMM_SKINNY_RING(bits, 1, one_row))
 /* A ring slot: the atom's words, and its X where X is carried (rows > 1). */
 #define LUTMM_COLUMN_SLOT_BYTES(bits, rows)                                                                    \
-  (LUTMM_SKINNY_SLOT_BYTES(bits) + ((rows) > 1 ? LUTMM_COLUMN_X_ROW_BYTES(rows) * (uint32_t)(rows) : 0u))
+  (LUTMM_SKINNY_SLOT_BYTES(bits) + ((rows) > 1 ? LUTMM_COLUMN_X_ROW_BYTES * (uint32_t)(rows) : 0u))
 
 /* The column-stream block's shared window from `base`: the skinny
  * layout's fields, `x` holding X and the sums (one row) or the sums. */
@@ -527,9 +514,7 @@ LUTMM_HD static inline size_t lutmm_column_smem_bytes(uint32_t base, int bits, i
  * about 1.3), 4-10 % faster with more (14336 x 4096, 4096 x 14336: 4.5).
  * Narrow W with any scales as at M = 1 for M = 2 (4-10 % faster), but at
  * M = 3..4 4-row per-slab kernels (a first build's, spilling 44-100 B)
- * ran 9-19 % slower, so there are none. M = 5..8 (eight rows, not yet
- * measured) as M = 3..4, where the kernel exists (LUTMM_COLUMN_KERNEL_EXISTS)
- * and the context allows eight rows (LUTMM_CUDA_COLUMN_STREAM=8). */
+ * ran 9-19 % slower, so there are none. */
 LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64_t n_atoms, int64_t k_atoms,
                                                    int sm_count, int64_t m) {
   const int64_t units = n_atoms * ((k_atoms + 1) / 2);

@@ -97,12 +97,12 @@ const void *kernel_for(int mb, int bits, int one_row, int warps, cut_path cut) {
   return one_row ? kernel_for_rows<T, true>(mb, bits, warps, cut) : kernel_for_rows<T, false>(mb, bits, warps, cut);
 }
 
-/* The column-stream kernel of a code width and X rows (1: X whole; 2, 4
- * or 8: X carried in the ring; LUTMM_COLUMN_WARPS warps); NULL where
- * LUTMM_COLUMN_KERNEL_EXISTS says there is none. */
+/* The column-stream kernel of a code width and X rows (1: X whole; 2 or
+ * 4: X carried in the ring; the skinny M block 1 kernel's warps); NULL
+ * where LUTMM_COLUMN_KERNEL_EXISTS says there is none. */
 template <typename T, int BITS, int ROWS>
 const void *column_kernel_for(int one_row) {
-  constexpr int W = LUTMM_COLUMN_WARPS(BITS, ROWS);
+  constexpr int W = LUTMM_SKINNY_WARPS(1, BITS);
   if constexpr (LUTMM_COLUMN_KERNEL_EXISTS(BITS, true, ROWS))
     if (one_row) return (const void *)column_kernel<T, BITS, true, W, ROWS>;
   if constexpr (LUTMM_COLUMN_KERNEL_EXISTS(BITS, false, ROWS))
@@ -114,8 +114,7 @@ template <typename T, int BITS>
 const void *column_kernel_for(int one_row, int rows) {
   return rows == 1   ? column_kernel_for<T, BITS, 1>(one_row)
          : rows == 2 ? column_kernel_for<T, BITS, 2>(one_row)
-         : rows == 4 ? column_kernel_for<T, BITS, 4>(one_row)
-                     : column_kernel_for<T, BITS, 8>(one_row);
+                     : column_kernel_for<T, BITS, 4>(one_row);
 }
 
 template <typename T>
@@ -188,10 +187,10 @@ cudaError_t allow_smem(size_t limit, uint32_t smem_base) {
             if (err != cudaSuccess) return err;
           }
         }
-  for (int rows = 1; rows <= LUTMM_COLUMN_MAX_ROWS; rows *= 2) /* the column-stream kernels: M <= 8 */
+  for (int rows = 1; rows <= LUTMM_COLUMN_MAX_ROWS; rows *= 2) /* the column-stream kernels: M <= 4 */
     for (int bits = 1; bits <= 8; bits++)
       for (int one_row = 0; one_row < 2; one_row++) {
-        const size_t bytes = lutmm_column_smem_bytes(smem_base, bits, one_row, rows, lutmm_column_warps(bits, rows));
+        const size_t bytes = lutmm_column_smem_bytes(smem_base, bits, one_row, rows, lutmm_skinny_warps(1, bits));
         const void *kernel = column_kernel_for<T>(bits, one_row, rows);
         if (bytes > limit || kernel == nullptr) continue;
         const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);

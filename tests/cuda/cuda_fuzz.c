@@ -47,9 +47,9 @@ static void random_case(uint64_t *s, long index, gemm_case *c) {
    * else columns cut among many blocks. */
   const int deep = !wide_w && harness_pick(s, 16) == 0;
   /* One in 8 of the rest at M = 1..8 over 32 to 64 atom columns: the
-   * column-stream kernel's shapes (M = 2..8 take it only from 32 atom
-   * columns; 5..8 where LUTMM_CUDA_COLUMN_STREAM=8), columns cut among
-   * 2 to 4 blocks. */
+   * column-stream kernel's shapes (M = 2..4 take it only from 32 atom
+   * columns) and the skinny kernel's M block 1 beside them, columns cut
+   * among 2 to 4 blocks. */
   const int column = !wide_w && !deep && harness_pick(s, 8) == 0;
   if (column) c->m = 1 + harness_pick(s, 8);
   c->n = wide_w ? 4097 + harness_pick(s, 1024)

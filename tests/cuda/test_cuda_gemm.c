@@ -16,7 +16,7 @@
  * added by clusters (and the same bits without them) and by several
  * clusters a tile, the wide kernel's cut tiles (codes of 1..8 bits) and
  * its tiles halved by clusters (either scale layout), the column-stream
- * kernel at M = 1..4 and its 8-row form at M = 5..8, and run-to-run
+ * kernel at M = 1..4, and run-to-run
  * determinism. Exit 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -864,8 +864,6 @@ static void column_stream(harness *h) {
     printf("column_stream: LUTMM_CUDA_COLUMN_STREAM=0: not run\n");
     return;
   }
-  const int was = s->column_stream_rows;
-  s->column_stream_rows = 4; /* the default form (column_stream_rows8 tests 8 rows) */
   const gemm_case all[] = {
       {4, 1, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 71},
       {4, 1, 8192, 28672, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 72},
@@ -918,54 +916,6 @@ static void column_stream(harness *h) {
     printf("FAIL column_stream: a refused cooperative launch did not go again on the skinny kernel\n");
     failures++;
   }
-  s->column_stream_rows = was;
-}
-
-/* The column-stream kernel's 8-row form (M = 5..8; LUTMM_CUDA_COLUMN_STREAM=8
- * turns it on, this group does so for itself): each case in exact and
- * bound mode, planned as the rules say. 8192 x 28672 NF4 at M = 8 (3.4
- * columns a block), 1024 x 8192 at M = 5 and 7 (columns cut 2 and 3
- * ways, a middle part published at its block's end), 6-bit codes in
- * groups of 64 with bf16 at M = 6 and K of 65 atoms (a column's last unit
- * one atom), 5-bit whole-column groups over a ragged N at M = 8, X one
- * element past a 16-byte boundary (X staged by stores) at M = 6, two runs'
- * bits at M = 8, and cases the rules leave to the skinny kernel: 7-bit
- * codes, groups of 32, 1024 columns. */
-static void column_stream_rows8(harness *h) {
-  lutmm_cuda_state *s = cooperative_state(h, "column_stream_rows8");
-  if (s == NULL) return;
-  if (!s->column_stream_rows) {
-    printf("column_stream_rows8: LUTMM_CUDA_COLUMN_STREAM=0: not run\n");
-    return;
-  }
-  const int was = s->column_stream_rows;
-  s->column_stream_rows = 8;
-  const gemm_case all[] = {
-      {4, 8, 8192, 28672, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 101},
-      {4, 5, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 102},
-      {4, 7, 1024, 8192, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 103},
-      {6, 6, 4160, 3000, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 104},
-      {5, 8, 4096, 4000, 0, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 1, 0, 0, 105},
-      {4, 6, 2048, 4096, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 1, 0, 106},
-      {7, 8, 4096, 4096, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 107},
-      {4, 8, 4096, 4096, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 108},
-      {4, 8, 8192, 1024, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 109},
-  };
-  int taken = column_cases(h, s, "column_stream_rows8", all, sizeof all / sizeof all[0]);
-  const gemm_case twice = {4, 8, 4096, 14336, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 0, 0, 0, 110};
-  same_bits_twice(h, twice);
-  taken += s->last_skinny_column;
-  if (s->last_skinny_column != column_stream_expected(s, &twice)) {
-    printf("FAIL column_stream_rows8: the two-run case's plan is not the rules'\n");
-    failures++;
-  }
-  /* A device of 132 SMs takes it in 7 of these 10. */
-  printf("column_stream_rows8: %d of 10 cases took the column-stream kernel\n", taken);
-  if (s->sm_count == 132 && taken != 7) {
-    printf("FAIL column_stream_rows8: %d cases took the column-stream kernel on a 132-SM part, not 7\n", taken);
-    failures++;
-  }
-  s->column_stream_rows = was;
 }
 
 /* Same inputs, two runs, identical bits (general inputs: order matters). */
@@ -994,7 +944,6 @@ int main(void) {
   refused_cluster_launches(&h);
   refused_cooperative_launches(&h);
   column_stream(&h);
-  column_stream_rows8(&h);
   determinism(&h);
   harness_close(&h);
   printf("%d cases, %d failures\n", cases, failures);

@@ -13,7 +13,7 @@
  * inside their buffer, and cut tiles inside the workspace.
  * hopper_choices: on the H100 the kernel docs/HEURISTICS.md gives each
  * band of M on the benchmark's shapes (NF4, groups of 128), and the
- * column-stream kernel's exclusions, with its 8-row form too.
+ * column-stream kernel's exclusions.
  * ampere_choices: on an A100 (163 KiB a block) the skinny kernel only
  * where every launch of the call fits, else the tiled kernel.
  * With --table it prints the H100 model's plans that docs/HEURISTICS.md
@@ -67,7 +67,7 @@ static void model_state(const device_model *d, lutmm_cuda_state *s) {
   s->deterministic = 1;
   s->tickets = fake_tickets;
   s->cooperative = 1;
-  s->column_stream_rows = 4;
+  s->column_stream_rows = LUTMM_COLUMN_MAX_ROWS;
   s->tagged = fake_tagged;
   s->tagged_words = LUTMM_SKINNY_TAGGED_PER_SM * (size_t)d->sms;
   s->wide = d->wide;
@@ -132,7 +132,7 @@ static int skinny_kernel_exists(const lutmm_cuda_gemm_params *p) {
   const int one_row = p->atom_one_group != 0, bits = p->bits, mb = p->mb;
   if (p->column_stream) {
     const int rows = lutmm_column_rows(p->m, p->k_atoms, p->warps);
-    return p->warps == lutmm_column_warps(bits, rows) && LUTMM_COLUMN_KERNEL_EXISTS(bits, one_row, rows);
+    return p->warps == lutmm_skinny_warps(1, bits) && LUTMM_COLUMN_KERNEL_EXISTS(bits, one_row, rows);
   }
   if (mb > lutmm_skinny_max_mb(one_row)) return 0;
   const int default_warps = p->warps == lutmm_skinny_warps(mb, bits);
@@ -266,15 +266,15 @@ static long sweep_state(const device_model *d, const lutmm_cuda_state *s) {
   return plans;
 }
 
-/* The sweep on each model, with each workspace, and with the column-stream
- * kernel up to 4 rows (the default) and up to 8 (LUTMM_CUDA_COLUMN_STREAM=8). */
+/* The sweep on each model, with each workspace, with the column-stream
+ * kernel (the default) and without it (LUTMM_CUDA_COLUMN_STREAM=0). */
 static void sweep_invariants(void) {
   const device_model *devices[] = {&h100, &h100_pcie, &a100, &ada};
   static lutmm_cuda_state s;
   long plans = 0;
   for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++)
     for (size_t ws = 0; ws < sizeof sweep_workspaces / sizeof sweep_workspaces[0]; ws++)
-      for (int rows = 4; rows <= 8; rows += 4) {
+      for (int rows = 0; rows <= LUTMM_COLUMN_MAX_ROWS; rows += LUTMM_COLUMN_MAX_ROWS) {
         model_state(devices[d], &s);
         if (sweep_workspaces[ws] > 0) s.workspace_bytes = sweep_workspaces[ws] == 1 ? 0 : sweep_workspaces[ws];
         s.column_stream_rows = rows;
@@ -296,7 +296,7 @@ static void expect_hopper(const lutmm_cuda_state *s, int64_t k, int64_t n, int64
     PLAN_CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_SKINNY && c.launches == 1);
     PLAN_CHECK(c.p[0].column_stream == (m <= s->column_stream_rows));
     if (c.p[0].column_stream && m > 1) /* M = 1: X whole or 2 rows by K (below) */
-      PLAN_CHECK(lutmm_column_rows(m, c.p[0].k_atoms, 16) == (m <= 2 ? 2 : m <= 4 ? 4 : 8));
+      PLAN_CHECK(lutmm_column_rows(m, c.p[0].k_atoms, 16) == (m <= 2 ? 2 : 4));
     else PLAN_CHECK(c.p[0].mb == (m <= 8 ? 1 : m <= 16 ? 2 : 4));
     return;
   }
@@ -342,24 +342,11 @@ static void hopper_choices(void) {
   s.cooperative = 1;
   c = plan_call(&s, &w, 96, 0);
   CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.choice.tile_m == 128);
-  /* eight rows where the context allows them: the five shapes' M = 5..8
-   * for one-row codes of 4..6 bits, 12 warps; not 7-bit codes, per-slab
-   * scales or 1024 columns */
-  s.column_stream_rows = 8;
+  /* LUTMM_CUDA_COLUMN_STREAM=0: the skinny kernel's m8 blocks at M <= 32 */
+  s.column_stream_rows = 0;
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     for (size_t j = 0; j < sizeof sweep_m / sizeof sweep_m[0]; j++)
       expect_hopper(&s, shapes[i][0], shapes[i][1], sweep_m[j]);
-  for (int64_t m = 5; m <= 8; m++) {
-    CHECK(model_weights(6, 8192, 28672, 64, LUTMM_DTYPE_BF16, &w));
-    c = plan_call(&s, &w, m, 0);
-    CHECK(c.p[0].column_stream && c.p[0].warps == 12);
-    CHECK(model_weights(7, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
-    CHECK(!plan_call(&s, &w, m, 0).p[0].column_stream);
-    CHECK(model_weights(4, 8192, 28672, 32, LUTMM_DTYPE_F16, &w));
-    CHECK(!plan_call(&s, &w, m, 0).p[0].column_stream);
-    CHECK(model_weights(4, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
-    CHECK(!plan_call(&s, &w, m, 0).p[0].column_stream);
-  }
 }
 
 static void ampere_choices(void) {

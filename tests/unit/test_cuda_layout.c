@@ -523,7 +523,7 @@ static void skinny_cluster_plan(void) {
  * 32 atom columns up to half the SMs; at M = 2..4 the first from 32 atom
  * columns, the second at M = 2 only. */
 static void column_layout_one(uint32_t base, int bits, int one_row, int rows) {
-  const int warps = lutmm_column_warps(bits, rows);
+  const int warps = lutmm_skinny_warps(1, bits);
   const lutmm_skinny_layout l = lutmm_column_layout_at(base, bits, one_row, rows, warps);
   const uint32_t ring = LUTMM_COLUMN_RING(bits, one_row, rows), slot = LUTMM_COLUMN_SLOT_BYTES(bits, rows);
   CHECK(ring >= 2 && ring <= 8 && slot % 16 == 0);
@@ -549,15 +549,15 @@ static void column_layout_one(uint32_t base, int bits, int one_row, int rows) {
  * bytes for slab pair kb): every vector 16-byte aligned, inside the slot's
  * X part (which starts on 128 bytes) and alone; a lane's read of slab
  * pair 2..3 is the vector the copies put there; and the 8 addresses of
- * each ldmatrix matrix fall in distinct banks or coincide (rows repeated
- * below 8 rows: one broadcast). */
+ * each ldmatrix matrix fall in distinct banks or coincide (rows repeated:
+ * one broadcast). */
 static void carried_x_one(int rows) {
-  const uint32_t bytes = (uint32_t)rows * LUTMM_COLUMN_X_ROW_BYTES(rows);
-  int used[8 * 144 / 16] = {0};
+  const uint32_t bytes = (uint32_t)rows * LUTMM_COLUMN_X_ROW_BYTES;
+  int used[LUTMM_COLUMN_MAX_ROWS * LUTMM_COLUMN_X_ROW_BYTES / 16] = {0};
   CHECK(LUTMM_SKINNY_SLOT_BYTES(1) % 128 == 0 && bytes <= sizeof used / sizeof used[0] * 16);
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < 8; c++) {
-      const uint32_t at = lutmm_column_x_offset(rows, r, c);
+      const uint32_t at = lutmm_column_x_offset(r, c);
       CHECK(at % 16 == 0 && at + 16 <= bytes);
       if (at + 16 <= bytes) CHECK(used[at / 16]++ == 0);
     }
@@ -566,8 +566,8 @@ static void carried_x_one(int rows) {
       uint32_t at[8];
       for (int i = 0; i < 8; i++) {
         const int lane = 8 * matrix + i, row = (lane & 7) & (rows - 1);
-        at[i] = lutmm_column_x_offset(rows, row, lane >> 3) + 32u * (uint32_t)kb;
-        CHECK(at[i] == lutmm_column_x_offset(rows, row, (lane >> 3) + 2 * kb));
+        at[i] = lutmm_column_x_offset(row, lane >> 3) + 32u * (uint32_t)kb;
+        CHECK(at[i] == lutmm_column_x_offset(row, (lane >> 3) + 2 * kb));
       }
       for (int i = 0; i < 8; i++)
         for (int j = 0; j < i; j++) CHECK(at[i] == at[j] || (at[i] / 16) % 8 != (at[j] / 16) % 8);
@@ -585,14 +585,13 @@ static void column_stream_rule(void) {
   CHECK(lutmm_column_rows(1, 224, 16) == 1 && lutmm_column_rows(1, 225, 16) == 2);
   CHECK(lutmm_column_rows(1, 240, 12) == 1 && lutmm_column_rows(1, 241, 12) == 2);
   CHECK(lutmm_column_rows(2, 1, 16) == 2 && lutmm_column_rows(3, 1, 16) == 4 && lutmm_column_rows(4, 448, 16) == 4);
-  CHECK(lutmm_column_rows(5, 1, 16) == 8 && lutmm_column_rows(8, 448, 12) == 8);
-  CHECK(LUTMM_COLUMN_MAX_ROWS == 8 && LUTMM_COLUMN_SLOT_BYTES(4, 1) == LUTMM_SKINNY_SLOT_BYTES(4));
-  /* eight rows: 12 warps, one-row codes of 4..6 bits, 144-byte rows */
-  CHECK(lutmm_column_warps(4, 8) == 12 && lutmm_column_warps(4, 4) == 16 && lutmm_column_warps(8, 1) == 12);
-  CHECK(LUTMM_COLUMN_KERNEL_EXISTS(4, 1, 8) && LUTMM_COLUMN_KERNEL_EXISTS(6, 1, 8));
-  CHECK(!LUTMM_COLUMN_KERNEL_EXISTS(7, 1, 8) && !LUTMM_COLUMN_KERNEL_EXISTS(3, 1, 8));
-  CHECK(!LUTMM_COLUMN_KERNEL_EXISTS(4, 0, 8));
-  CHECK(LUTMM_COLUMN_SLOT_BYTES(4, 8) == 2048u + 8u * 144u && LUTMM_COLUMN_SLOT_BYTES(4, 4) == 2048u + 4u * 128u);
+  CHECK(LUTMM_COLUMN_MAX_ROWS == 4 && LUTMM_COLUMN_SLOT_BYTES(4, 1) == LUTMM_SKINNY_SLOT_BYTES(4));
+  /* four rows: one-row codes of 4 bits and up; one and two: any one-row
+   * codes, per-slab ones up to 6 bits */
+  CHECK(LUTMM_COLUMN_KERNEL_EXISTS(4, 1, 4) && LUTMM_COLUMN_KERNEL_EXISTS(8, 1, 4));
+  CHECK(!LUTMM_COLUMN_KERNEL_EXISTS(3, 1, 4) && !LUTMM_COLUMN_KERNEL_EXISTS(4, 0, 4));
+  CHECK(LUTMM_COLUMN_KERNEL_EXISTS(6, 0, 2) && !LUTMM_COLUMN_KERNEL_EXISTS(7, 0, 2) && LUTMM_COLUMN_KERNEL_EXISTS(1, 1, 1));
+  CHECK(LUTMM_COLUMN_SLOT_BYTES(4, 4) == 2048u + 4u * 128u);
   CHECK(lutmm_column_stream_pays(4, 1, 448, 128, 132, 1) && lutmm_column_stream_pays(8, 1, 16, 128, 132, 1));
   CHECK(!lutmm_column_stream_pays(4, 0, 448, 128, 132, 1) && !lutmm_column_stream_pays(3, 1, 448, 128, 132, 1));
   CHECK(lutmm_column_stream_pays(2, 0, 64, 128, 132, 1) && lutmm_column_stream_pays(6, 0, 32, 128, 132, 1));
