@@ -246,9 +246,12 @@ profile() {
   return $rc
 }
 
+# With --csv, also where the run stands against the GPU targets
+# (tools/bench_targets.py) in $OUT/targets.txt.
 bench() {
   # shellcheck disable=SC2086
-  "$BUILD/tools/lutmm" bench --backend cuda $BENCH_ARGS | tee "$OUT/bench.txt"
+  "$BUILD/tools/lutmm" bench --backend cuda $BENCH_ARGS | tee "$OUT/bench.txt" || return 1
+  if [[ " $BENCH_ARGS " == *" --csv "* ]]; then python3 tools/bench_targets.py "$OUT/bench.txt" | tee "$OUT/targets.txt"; fi
 }
 
 # Every code width (bench --shape alone runs 2..4 bits); one device line and
