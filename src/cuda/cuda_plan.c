@@ -136,11 +136,11 @@ static int skinny_warps(const lutmm_cuda_state *s, const lutmm_weights *w, int m
                                 s->sm_count, s->smem_base, s->smem_per_block);
 }
 
-/* M = 1..4 as the column-stream kernel (column_kernel.cuh): units column after column, a
- * block's range one run of the packed planes, one block an SM, X whole or
- * carried in the ring (any K); a cut column's first block adds the
- * others' tagged parts at the end of its range, so only where tags can be
- * used: a cooperative grid the SMs hold, not in a graph
+/* M = 1..4 as the column-stream kernel (column_kernel.cuh): units column
+ * after column, a block's range one run of the packed planes, one block an
+ * SM, X whole or carried in the ring (any K); a cut column's first block
+ * adds the others' tagged parts at the end of its range, so only where
+ * tags can be used: a cooperative grid the SMs hold, not in a graph
  * (docs/HEURISTICS.md). The kernel reads none of the skinny plan's tile,
  * workspace or ticket fields. */
 static int plan_column_stream(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int cooperative,

@@ -442,8 +442,9 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
  * 77), hence the two forms. Ring depths are the skinny kernel's at M <= 8,
  * but for 4 rows of 3- and 4-bit codes with one-row scales, which fit 3
  * and 2 deep. An 8-row form for M = 5..8 (12 warps, as 16 warps' 8-row
- * sums leave no room for their rings) ran 5-19 % behind the skinny kernel
- * on the H100 and was taken out (docs/PERF.md, change 79). */
+ * sums leave no room for their rings) ran 2-20 % behind the skinny kernel
+ * on the H100's target shapes (ahead only on 28672 x 8192 with groups of
+ * 128, by 2 %) and was taken out (docs/PERF.md, change 79). */
 #define LUTMM_COLUMN_MAX_ROWS 4
 #define LUTMM_COLUMN_X_ROW_BYTES 128u /* a carried row of X in a slot */
 /* Whether the column-stream kernel of `rows` rows exists for these codes:
