@@ -1,6 +1,6 @@
 /* The column-stream kernel: the skinny kernel's atoms, lookups and MMAs at
- * M = 1..4 (and 5..8, not yet on by default), with the work cut along the
- * packed order instead of across tiles.
+ * M = 1..4, with the work cut along the packed order instead of across
+ * tiles.
  *
  * A unit is still a k-atom pair, but of one atom column (64 columns of W),
  * and units run column after column, so a block's Stream-K range is one

@@ -69,7 +69,7 @@ typedef struct lutmm_cuda_gemm_params {
   uint32_t tag;       /* skinny kernel, cooperative: this launch's tag, or 0 for ticket-counted fp32 partials */
   float table[256];
   lutmm_tensor_map x_map; /* wide kernel, when x_tma: X as 64 k × tile_m row boxes, 128-byte swizzle */
-  int column_stream;  /* skinny kernel (host: picks column_kernel): M <= 4 (8), units column after column,
+  int column_stream;  /* skinny kernel (host: picks column_kernel): M <= 4, units column after column,
                          cut columns by tagged parts (plan_column_stream) */
 } lutmm_cuda_gemm_params;
 
