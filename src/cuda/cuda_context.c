@@ -8,23 +8,19 @@
 #include "cuda_state.h"
 #include "gemm_params.h"
 
-/* Most X rows the column-stream kernel (cooperative launches only) takes:
- * LUTMM_COLUMN_MAX_ROWS; none with LUTMM_CUDA_COLUMN_STREAM=0. */
-static int read_column_stream_rows(void) {
-  const char *env = getenv("LUTMM_CUDA_COLUMN_STREAM");
-  return env != NULL && strcmp(env, "0") == 0 ? 0 : LUTMM_COLUMN_MAX_ROWS;
-}
-
 /* Cooperative skinny launches (every block resident: cut columns reduced
  * by all their finishing contributors, docs/HEURISTICS.md) where the device
  * has them; LUTMM_CUDA_COOPERATIVE=0 keeps the plain launches, whose cut
- * columns are reduced by their last contributor alone. */
+ * columns are reduced by their last contributor alone. The column-stream
+ * kernel (M <= 4) needs them too. */
 static cudaError_t read_cooperative(lutmm_cuda_state *s) {
   int supported = 0;
   const cudaError_t err = cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, s->device);
   const char *env = getenv("LUTMM_CUDA_COOPERATIVE");
   s->cooperative = err == cudaSuccess && supported && !(env != NULL && strcmp(env, "0") == 0);
-  s->column_stream_rows = read_column_stream_rows();
+  /* LUTMM_CUDA_COLUMN_STREAM=0 leaves M <= 4 to the skinny kernel */
+  const char *column = getenv("LUTMM_CUDA_COLUMN_STREAM");
+  s->column_stream = !(column != NULL && strcmp(column, "0") == 0);
   return err;
 }
 

@@ -150,8 +150,8 @@ static int plan_column_stream(const lutmm_cuda_state *s, const lutmm_weights *w,
   const int rows = lutmm_column_rows(m, g->k_atoms, warps);
   const int64_t iters = (g->k_atoms + 1) / 2, units = g->n_atoms * iters;
   const int64_t grid = units < s->sm_count ? units : s->sm_count;
-  if (m > s->column_stream_rows || !LUTMM_COLUMN_KERNEL_EXISTS(bits, p->atom_one_group, rows) || !cooperative ||
-      !s->cooperative || units > INT32_MAX ||
+  if (m > LUTMM_COLUMN_MAX_ROWS || !s->column_stream || !LUTMM_COLUMN_KERNEL_EXISTS(bits, p->atom_one_group, rows) ||
+      !cooperative || !s->cooperative || units > INT32_MAX ||
       m * w->params.k * 2 > INT32_MAX ||
       !lutmm_column_stream_pays(bits, p->atom_one_group, g->n_atoms, g->k_atoms, s->sm_count, m) ||
       lutmm_column_smem_bytes(s->smem_base, bits, p->atom_one_group, rows, warps) > s->smem_per_block ||

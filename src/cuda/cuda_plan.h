@@ -39,9 +39,9 @@ lutmm_cuda_choice lutmm_cuda_choose_kernel(const lutmm_cuda_state *s, const lutm
 int64_t lutmm_cuda_skinny_rows(const lutmm_gemm_args *a, const lutmm_cuda_gemm_params *p);
 
 /* One skinny launch of `m` rows: the column-stream kernel where it pays
- * (M <= 4, or 8 where the context allows), else the skinny kernel's tiles
- * and grid, its clusters where `clusters` allows, and the paths whose
- * blocks wait for each other where `cooperative` allows. `capturing`: the stream is being captured into a
+ * (M <= 4), else the skinny kernel's tiles and grid, its clusters where
+ * `clusters` allows, and the paths whose blocks wait for each other where
+ * `cooperative` allows. `capturing`: the stream is being captured into a
  * CUDA graph, which rules out tagged partials. */
 void lutmm_cuda_plan_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int clusters,
                             int cooperative, int capturing, lutmm_cuda_gemm_params *p);

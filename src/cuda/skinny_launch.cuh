@@ -152,7 +152,7 @@ cudaError_t launch_clusters(cudaStream_t stream, const lutmm_cuda_gemm_params *p
  * one (launch_skinny_rows). */
 template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, uint32_t smem_base) {
-  const int rows = lutmm_column_rows(p->m, p->k_atoms, lutmm_skinny_warps(1, p->bits)); /* as the planner */
+  const int rows = lutmm_column_rows(p->m, p->k_atoms, p->warps);
   const size_t smem = p->column_stream
                           ? lutmm_column_smem_bytes(smem_base, p->bits, p->atom_one_group, rows, p->warps)
                           : lutmm_skinny_smem_bytes(smem_base, p->bits, p->mb, p->atom_one_group, p->warps);

@@ -66,12 +66,12 @@ typedef struct saved_clusters {
  * would take M = 1 from, and put back. */
 static int column_stream_off(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
-  const int was = s->column_stream_rows;
-  s->column_stream_rows = 0;
+  const int was = s->column_stream;
+  s->column_stream = 0;
   return was;
 }
 
-static void column_stream_back(harness *h, int was) { lutmm_cuda_state_of(h->cuda)->column_stream_rows = was; }
+static void column_stream_back(harness *h, int was) { lutmm_cuda_state_of(h->cuda)->column_stream = was; }
 
 static saved_clusters clusters_off(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
@@ -815,7 +815,7 @@ static int column_stream_expected(const lutmm_cuda_state *s, const gemm_case *c)
   const int64_t k_atoms = (c->k + 63) / 64, n_atoms = (c->n + 63) / 64;
   const int one_row = c->group_size == 0 || c->group_size % 64 == 0 || c->group_size >= c->k;
   const int rows = lutmm_column_rows(c->m, k_atoms, lutmm_skinny_warps(1, c->bits));
-  return c->m <= s->column_stream_rows && LUTMM_COLUMN_KERNEL_EXISTS(c->bits, one_row, rows) &&
+  return s->column_stream && c->m <= LUTMM_COLUMN_MAX_ROWS && LUTMM_COLUMN_KERNEL_EXISTS(c->bits, one_row, rows) &&
          n_atoms * ((k_atoms + 1) / 2) <= INT32_MAX &&
          lutmm_column_stream_pays(c->bits, one_row, n_atoms, k_atoms, s->sm_count, c->m);
 }
@@ -860,7 +860,7 @@ static int column_cases(harness *h, const lutmm_cuda_state *s, const char *group
 static void column_stream(harness *h) {
   lutmm_cuda_state *s = cooperative_state(h, "column_stream");
   if (s == NULL) return;
-  if (!s->column_stream_rows) {
+  if (!s->column_stream) {
     printf("column_stream: LUTMM_CUDA_COLUMN_STREAM=0: not run\n");
     return;
   }

@@ -81,7 +81,7 @@ static void eager(harness *h, uint64_t *rng) {
                          harness_next(rng)};
     const uint32_t tag_before = s->last_tag;
     if (harness_run_case(h, &c, why, sizeof why, NULL) != 0) fail(&c, "eager GEMM between replays:", why);
-    const int column = i == 1 && s->cooperative && s->column_stream_rows >= 3;
+    const int column = i == 1 && s->cooperative && s->column_stream;
     if (s->last_skinny_column != column || (column && s->last_tag == tag_before))
       fail(&c, "eager GEMM between replays:", column ? "no column-stream launch with a tag" : "a column-stream launch");
   }

@@ -67,7 +67,7 @@ static void model_state(const device_model *d, lutmm_cuda_state *s) {
   s->deterministic = 1;
   s->tickets = fake_tickets;
   s->cooperative = 1;
-  s->column_stream_rows = LUTMM_COLUMN_MAX_ROWS;
+  s->column_stream = 1;
   s->tagged = fake_tagged;
   s->tagged_words = LUTMM_SKINNY_TAGGED_PER_SM * (size_t)d->sms;
   s->wide = d->wide;
@@ -146,8 +146,8 @@ static int skinny_kernel_exists(const lutmm_cuda_gemm_params *p) {
 
 static void describe(char *out, size_t size, const device_model *d, const lutmm_cuda_state *s,
                      const lutmm_weights *w, int64_t m, int capturing) {
-  snprintf(out, size, "%s (workspace %zu B, column rows %d) %d-bit %lldx%lld g%lld M=%lld%s", d->name,
-           s->workspace_bytes, s->column_stream_rows, w->params.bits, (long long)w->params.k,
+  snprintf(out, size, "%s (workspace %zu B, column stream %d) %d-bit %lldx%lld g%lld M=%lld%s", d->name,
+           s->workspace_bytes, s->column_stream, w->params.bits, (long long)w->params.k,
            (long long)w->params.n, (long long)w->params.group_size, (long long)m, capturing ? " captured" : "");
 }
 
@@ -165,7 +165,7 @@ static void check_skinny_launch(const char *where, const lutmm_cuda_state *s, co
   if (p->column_stream) {
     PLAN_CHECK(p->grid <= s->sm_count);
     const int rows = lutmm_column_rows(p->m, p->k_atoms, p->warps);
-    PLAN_CHECK(p->m <= s->column_stream_rows && p->cooperative && !capturing && p->tagged != NULL);
+    PLAN_CHECK(p->m <= LUTMM_COLUMN_MAX_ROWS && s->column_stream && p->cooperative && !capturing && p->tagged != NULL);
     PLAN_CHECK(lutmm_column_smem_bytes(s->smem_base, p->bits, p->atom_one_group, rows, p->warps) <=
                s->smem_per_block);
     PLAN_CHECK((size_t)p->grid * (size_t)rows * 64 <= s->tagged_words);
@@ -274,10 +274,10 @@ static void sweep_invariants(void) {
   long plans = 0;
   for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++)
     for (size_t ws = 0; ws < sizeof sweep_workspaces / sizeof sweep_workspaces[0]; ws++)
-      for (int rows = 0; rows <= LUTMM_COLUMN_MAX_ROWS; rows += LUTMM_COLUMN_MAX_ROWS) {
+      for (int column_stream = 0; column_stream < 2; column_stream++) {
         model_state(devices[d], &s);
         if (sweep_workspaces[ws] > 0) s.workspace_bytes = sweep_workspaces[ws] == 1 ? 0 : sweep_workspaces[ws];
-        s.column_stream_rows = rows;
+        s.column_stream = column_stream;
         plans += sweep_state(devices[d], &s);
       }
   CHECK(plans > 1800000); /* the sweep ran */
@@ -294,7 +294,7 @@ static void expect_hopper(const lutmm_cuda_state *s, int64_t k, int64_t n, int64
   const call_plan c = plan_call(s, &w, m, 0);
   if (m <= 32) {
     PLAN_CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_SKINNY && c.launches == 1);
-    PLAN_CHECK(c.p[0].column_stream == (m <= s->column_stream_rows));
+    PLAN_CHECK(c.p[0].column_stream == (s->column_stream && m <= LUTMM_COLUMN_MAX_ROWS));
     if (c.p[0].column_stream && m > 1) /* M = 1: X whole or 2 rows by K (below) */
       PLAN_CHECK(lutmm_column_rows(m, c.p[0].k_atoms, 16) == (m <= 2 ? 2 : 4));
     else PLAN_CHECK(c.p[0].mb == (m <= 8 ? 1 : m <= 16 ? 2 : 4));
@@ -343,7 +343,7 @@ static void hopper_choices(void) {
   c = plan_call(&s, &w, 96, 0);
   CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.choice.tile_m == 128);
   /* LUTMM_CUDA_COLUMN_STREAM=0: the skinny kernel's m8 blocks at M <= 32 */
-  s.column_stream_rows = 0;
+  s.column_stream = 0;
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     for (size_t j = 0; j < sizeof sweep_m / sizeof sweep_m[0]; j++)
       expect_hopper(&s, shapes[i][0], shapes[i][1], sweep_m[j]);
