@@ -24,6 +24,23 @@ static cudaError_t read_cooperative(lutmm_cuda_state *s) {
   return err;
 }
 
+/* The device's peak DRAM bandwidth per SM, in bytes an SM clock (double
+ * data rate × bus width over SMs × SM clock: 12.8 on an H100 SXM, 18.8 on
+ * an H200), which decides where the column-stream kernel pays
+ * (lutmm_column_stream_bandwidth_pays). A query the device refuses leaves
+ * it 0, as on a slow part. */
+static float dram_bytes_per_sm_clock(const lutmm_cuda_state *s) {
+  int memory_khz = 0, bus_bits = 0, sm_khz = 0;
+  if (cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, s->device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, s->device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, s->device) != cudaSuccess) {
+    (void)cudaGetLastError(); /* not sticky: clear it */
+    return 0.0f;
+  }
+  if (memory_khz <= 0 || bus_bits <= 0 || sm_khz <= 0 || s->sm_count <= 0) return 0.0f;
+  return (float)(2.0 * memory_khz * (bus_bits / 8.0) / ((double)sm_khz * s->sm_count));
+}
+
 static lutmm_status read_device(lutmm_cuda_state *s) {
   int smem_sm = 0, smem_block = 0, reserved = 0;
   cudaError_t err = cudaGetDevice(&s->device);
@@ -36,6 +53,7 @@ static lutmm_status read_device(lutmm_cuda_state *s) {
    * kernel places its table on a 64 KiB boundary of that window. */
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, s->device);
   s->smem_per_sm = (size_t)smem_sm;
+  if (err == cudaSuccess) s->dram_bytes_per_sm_clock = dram_bytes_per_sm_clock(s);
   s->smem_per_block = (size_t)smem_block;
   s->smem_base = (uint32_t)reserved;
   if (err == cudaSuccess) err = lutmm_cuda_gemm_allow_smem_f16(s->smem_per_block);

@@ -14,6 +14,7 @@ typedef struct lutmm_cuda_state {
   cudaStream_t stream;
   int device;
   int sm_count;
+  float dram_bytes_per_sm_clock; /* peak DRAM bytes an SM clock, per SM (0: not known) */
   size_t smem_per_sm;     /* shared memory of one multiprocessor */
   size_t smem_per_block;  /* opt-in maximum for one block */
   uint32_t smem_base;     /* window address of dynamic shared memory: the driver's reserved bytes */

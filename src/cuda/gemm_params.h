@@ -524,6 +524,26 @@ LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64
          (m <= 2 && bits <= LUTMM_COLUMN_STREAM_SLAB_BITS && n_atoms >= 32 && 2 * n_atoms <= sm_count);
 }
 
+/* Where the device's DRAM outruns the column-stream kernel: on the H200
+ * (18.8 peak DRAM bytes an SM clock; docs/PERF.md, change 80) the skinny
+ * kernel took less time than the column stream at M = 1..4 on 8192 x 28672
+ * and 28672 x 8192 (217 units an SM), in median 6-8 % for 4-bit codes
+ * (41.6 against 45.3 us at M = 1 on 8192 x 28672) and 1-6 % for 5..8-bit
+ * ones, while at 54-62 units an SM (8192 x 8192, 4096 x 14336, 14336 x
+ * 4096) and on 4096 x 4096 the column stream stayed 0-12 % faster. On the
+ * H100 (12.8 bytes) the column stream won on all of them (changes 76, 77).
+ * Between the two devices the column stream's time hardly moved (46.2 and
+ * 45.3 us) while the skinny kernel's fell from 49.2 to 41.6: the faster
+ * DRAM speeds the skinny kernel up and not the column stream. Both limits
+ * lie between measured points. */
+#define LUTMM_COLUMN_FAST_DRAM_BYTES 16.0f    /* peak DRAM bytes an SM clock */
+#define LUTMM_COLUMN_FAST_DRAM_UNITS_PER_SM 128 /* most units an SM it keeps there */
+LUTMM_HD static inline int lutmm_column_stream_bandwidth_pays(int64_t units, int sm_count,
+                                                             float dram_bytes_per_sm_clock) {
+  return dram_bytes_per_sm_clock < LUTMM_COLUMN_FAST_DRAM_BYTES ||
+         units < (int64_t)LUTMM_COLUMN_FAST_DRAM_UNITS_PER_SM * sm_count;
+}
+
 /* Skinny kernels that can share a cut column's reduction among its
  * finishing contributors (cooperative launches; kernels of their own,
  * cut_path::shared): not the 64-row ones, whose registers it would spill.
