@@ -53,9 +53,9 @@ static lutmm_status read_device(lutmm_cuda_state *s) {
    * kernel places its table on a 64 KiB boundary of that window. */
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, s->device);
   s->smem_per_sm = (size_t)smem_sm;
-  if (err == cudaSuccess) s->dram_bytes_per_sm_clock = dram_bytes_per_sm_clock(s);
   s->smem_per_block = (size_t)smem_block;
   s->smem_base = (uint32_t)reserved;
+  if (err == cudaSuccess) s->dram_bytes_per_sm_clock = dram_bytes_per_sm_clock(s);
   if (err == cudaSuccess) err = lutmm_cuda_gemm_allow_smem_f16(s->smem_per_block);
   if (err == cudaSuccess) err = lutmm_cuda_gemm_allow_smem_bf16(s->smem_per_block);
   if (err == cudaSuccess) err = lutmm_cuda_skinny_allow_smem_f16(s->smem_per_block, s->smem_base);

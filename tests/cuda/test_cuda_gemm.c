@@ -815,10 +815,10 @@ static int column_stream_expected(const lutmm_cuda_state *s, const gemm_case *c)
   const int64_t k_atoms = (c->k + 63) / 64, n_atoms = (c->n + 63) / 64;
   const int one_row = c->group_size == 0 || c->group_size % 64 == 0 || c->group_size >= c->k;
   const int rows = lutmm_column_rows(c->m, k_atoms, lutmm_skinny_warps(1, c->bits));
+  const int64_t units = n_atoms * ((k_atoms + 1) / 2);
   return s->column_stream && c->m <= LUTMM_COLUMN_MAX_ROWS && LUTMM_COLUMN_KERNEL_EXISTS(c->bits, one_row, rows) &&
-         n_atoms * ((k_atoms + 1) / 2) <= INT32_MAX &&
-         lutmm_column_stream_pays(c->bits, one_row, n_atoms, k_atoms, s->sm_count, c->m) &&
-         lutmm_column_stream_bandwidth_pays(n_atoms * ((k_atoms + 1) / 2), s->sm_count, s->dram_bytes_per_sm_clock);
+         units <= INT32_MAX && lutmm_column_stream_pays(c->bits, one_row, n_atoms, k_atoms, s->sm_count, c->m) &&
+         lutmm_column_stream_bandwidth_pays(units, s->sm_count, s->dram_bytes_per_sm_clock);
 }
 
 /* Runs each case in exact and bound mode and checks that its launch took

@@ -14,8 +14,9 @@
  * inside their buffer, and cut tiles inside the workspace.
  * hopper_choices: on the H100 the kernel docs/HEURISTICS.md gives each
  * band of M on the benchmark's shapes (NF4, groups of 128), and the
- * column-stream kernel's exclusions; on the H200 the column stream only
- * below 128 units an SM.
+ * column-stream kernel's exclusions.
+ * h200_choices: on the H200 (fast DRAM) the column stream only below 128
+ * units an SM.
  * ampere_choices: on an A100 (163 KiB a block) the skinny kernel only
  * where every launch of the call fits, else the tiled kernel.
  * With --table it prints the H100 model's plans that docs/HEURISTICS.md
