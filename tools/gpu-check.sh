@@ -10,7 +10,8 @@
 # that limits one command's time can take the checks in two runs.
 # --profile adds Nsight Compute reports of the GEMM kernels on 8192x28672, NF4
 # g128 fp16 (the kernel of each band of M: see profile()), with
-# per-SASS-instruction counts and stall samples in $OUT/ncu-*.csv. --csv-shape KxN writes the full benchmark of
+# per-SASS-instruction counts and stall samples in $OUT/ncu-*.csv and
+# where the instructions go in $OUT/ncu-*-mix.txt. --csv-shape KxN writes the full benchmark of
 # that shape (every M, bit width, group and dtype) to $OUT/bench-KxN.csv,
 # the input of tools/plot_bench.py.
 # --ab ENV=VALUE --ab-sets "ARGS;ARGS;..." [--ab-rounds N] times a change
@@ -220,8 +221,8 @@ hmma() {
 # ncu_one NAME M REGEX: one Nsight Compute report of the first
 # kernel whose demangled name matches REGEX (template arguments included)
 # after 20 launches of the NF4 benchmark at that M (its first point: group
-# 128, fp16) on 8192x28672; keeps the details page and the per-SASS counts
-# and stall samples.
+# 128, fp16) on 8192x28672; keeps the details page, the per-SASS counts
+# and stall samples, and where the instructions go (tools/ncu_mix.py).
 ncu_one() {
   local name=$1 m=$2 regex=$3
   ncu --kernel-name-base demangled --kernel-name "regex:$regex" --launch-skip 20 --launch-count 1 \
@@ -230,19 +231,16 @@ ncu_one() {
   ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name.txt" || return 1
   ncu --import "$OUT/$name.ncu-rep" --page source --csv --print-source sass >"$OUT/$name.csv" || return 1
   rm -f "$OUT/$name.ncu-rep"
+  python3 tools/ncu_mix.py "$OUT/$name.csv" >"$OUT/$name-mix.txt"
 }
 
-# The kernel each band of M runs on the large shape: the column-stream
-# kernel at M = 1 and 4, the skinny kernel at M = 8, 16 and 32, the wide
-# kernel at M = 256.
+# The kernel each band of M runs on the large shape, whichever the planner
+# gives it on this device: at M = 1 and 4 the column-stream kernel (the
+# skinny kernel's 8-row tiles where DRAM is fast, docs/HEURISTICS.md), the
+# skinny kernel at M = 8, 16 and 32, the wide kernel at M = 256.
 profile() {
-  local rc=0
-  ncu_one ncu-column-m1 1 'column_kernel<__half' || rc=1
-  ncu_one ncu-column-m4 4 'column_kernel<__half' || rc=1
-  ncu_one ncu-skinny-m8 8 'skinny_kernel<__half' || rc=1
-  ncu_one ncu-skinny-m16 16 'skinny_kernel<__half' || rc=1
-  ncu_one ncu-skinny-m32 32 'skinny_kernel<__half' || rc=1
-  ncu_one ncu-wide-m256 256 'wide_kernel<__half' || rc=1
+  local rc=0 gemm='(column|skinny|wide)_kernel<__half'
+  for m in 1 4 8 16 32 256; do ncu_one "ncu-m$m" "$m" "$gemm" || rc=1; done
   return $rc
 }
 
