@@ -49,8 +49,10 @@ static const device_model h100 = {"H100 SXM", 132, 228 * 1024, 227 * 1024, 1024,
 /* 3201 MHz · 2 · 768 bytes; the H100's SMs, its cluster counts taken as the H100's */
 static const device_model h200 = {"H200", 132, 228 * 1024, 227 * 1024, 1024, 1, hopper_clusters, 18.8f};
 /* 114 SMs; its cluster counts were never read: none, as with
- * LUTMM_CUDA_CLUSTERS=0 */
-static const device_model h100_pcie = {"H100 PCIe", 114, 228 * 1024, 227 * 1024, 1024, 1, NULL, 10.0f};
+ * LUTMM_CUDA_CLUSTERS=0. DRAM: 1593 MHz · 2 · 640 bytes against SMs at
+ * 1755 MHz; the A100's 1215 MHz · 2 · 640 against 1410; the Ada part's
+ * 10501 MHz · 2 · 48 against 2520. */
+static const device_model h100_pcie = {"H100 PCIe", 114, 228 * 1024, 227 * 1024, 1024, 1, NULL, 10.2f};
 static const device_model a100 = {"A100", 108, 164 * 1024, 163 * 1024, 1024, 0, NULL, 10.2f};
 static const device_model ada = {"Ada (sm_89)", 128, 100 * 1024, 99 * 1024, 1024, 0, NULL, 3.1f};
 
