@@ -530,7 +530,9 @@ LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64
  * and 28672 x 8192 (217 units an SM), in median 6-8 % for 4-bit codes
  * (41.6 against 45.3 us at M = 1 on 8192 x 28672) and 1-6 % for 5..8-bit
  * ones, while at 54-62 units an SM (8192 x 8192, 4096 x 14336, 14336 x
- * 4096) and on 4096 x 4096 the column stream stayed 0-12 % faster. On the
+ * 4096) the two were within 2 % in median (the column stream 4-6 % faster
+ * for NF4 g128 fp16 at M = 1 on the last two) and on 4096 x 4096 the
+ * column stream was 3-4 % faster in median (13 % at M = 1). On the
  * H100 (12.8 bytes) the column stream won on all of them (changes 76, 77).
  * Between the two devices the column stream's time hardly moved (46.2 and
  * 45.3 us) while the skinny kernel's fell from 49.2 to 41.6: the faster
