@@ -6,22 +6,18 @@ M = 1, then the speedup over cuBLAS at every M.
 
     tools/bench_table.py bench.csv > table.md
 """
-import csv
 import sys
+
+from bench_targets import read_rows
 
 NAMES = {4: "NF4", 3: "NF3", 2: "NF2"}
 SHAPES = ["8192x28672", "28672x8192", "8192x8192", "4096x14336", "14336x4096", "4096x4096", "8192x1024"]
 
 
 def read_points(path):
-    points = {}
-    with open(path, newline="") as f:
-        for row in csv.reader(f):
-            if not row or row[0].startswith("#") or row[0] == "k":
-                continue
-            k, n, m, bits, group, dtype = row[:6]
-            points[(f"{k}x{n}", int(bits), int(group), dtype, int(m))] = (float(row[6]), float(row[8]), float(row[10]))
-    return points
+    """{(KxN, bits, group, dtype, m): (lutmm µs, speedup, % of copy)}"""
+    return {(f"{r['k']}x{r['n']}", int(r["bits"]), int(r["group"]), r["dtype"], int(r["m"])):
+            (float(r["lutmm_us"]), float(r["speedup"]), float(r["pct_copy"])) for r in read_rows([path])}
 
 
 def shape_table(points, shape):

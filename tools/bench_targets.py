@@ -25,17 +25,22 @@ LARGE = {(8192, 28672), (28672, 8192), (8192, 8192), (4096, 14336), (14336, 4096
 SMALL = {(4096, 4096), (8192, 1024)}
 
 
-def read_points(paths):
-    """{(k, n, m, bits, group, dtype): (lutmm µs, cuBLAS µs)} over all files."""
-    points = {}
+def read_rows(paths):
+    """The protocol's rows of the files, as dicts of the CSV's columns."""
     for path in paths:
         with open(path, newline="") as f:
             body = [line for line in f if line.strip() and not line.startswith("#")]
         for r in csv.DictReader(body):
-            if r["scale_dtype"] != r["dtype"]:
-                continue  # --fp16-scales runs: not the protocol's points
-            key = (int(r["k"]), int(r["n"]), int(r["m"]), int(r["bits"]), int(r["group"]), r["dtype"])
-            points[key] = (float(r["lutmm_us"]), float(r["cublas_us"]))
+            if r["scale_dtype"] == r["dtype"]:  # --fp16-scales runs: not the protocol's points
+                yield r
+
+
+def read_points(paths):
+    """{(k, n, m, bits, group, dtype): (lutmm µs, cuBLAS µs)} over all files."""
+    points = {}
+    for r in read_rows(paths):
+        key = (int(r["k"]), int(r["n"]), int(r["m"]), int(r["bits"]), int(r["group"]), r["dtype"])
+        points[key] = (float(r["lutmm_us"]), float(r["cublas_us"]))
     return points
 
 

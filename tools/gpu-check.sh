@@ -239,7 +239,7 @@ ncu_one() {
 # skinny kernel's 8-row tiles where DRAM is fast, docs/HEURISTICS.md), the
 # skinny kernel at M = 8, 16 and 32, the wide kernel at M = 256.
 profile() {
-  local rc=0 gemm='(column|skinny|wide)_kernel<__half'
+  local rc=0 m gemm='(column|skinny|wide)_kernel<__half'
   for m in 1 4 8 16 32 256; do ncu_one "ncu-m$m" "$m" "$gemm" || rc=1; done
   return $rc
 }
