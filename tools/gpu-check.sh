@@ -8,7 +8,7 @@
 # --steps runs only the listed checks after the build (comma-separated, of
 # suite, fuzz, cli-fuzz, memcheck, racecheck, hmma; default all): a machine
 # that limits one command's time can take the checks in two runs.
-# --profile adds Nsight Compute reports of the GEMM kernels on 8192x28672, NF4
+# --profile adds Nsight Compute reports of the GEMM kernels on 8192x28672 and 8192x8192, NF4
 # g128 fp16 (the kernel of each band of M: see profile()), with
 # per-SASS-instruction counts and stall samples in $OUT/ncu-*.csv and
 # where the instructions go in $OUT/ncu-*-mix.txt. --csv-shape KxN writes the full benchmark of
@@ -224,9 +224,9 @@ hmma() {
 # 128, fp16) on 8192x28672; keeps the details page, the per-SASS counts
 # and stall samples, and where the instructions go (tools/ncu_mix.py).
 ncu_one() {
-  local name=$1 m=$2 regex=$3
+  local name=$1 m=$2 regex=$3 shape=${4:-8192x28672}
   ncu --kernel-name-base demangled --kernel-name "regex:$regex" --launch-skip 20 --launch-count 1 \
-    --set full -o "$OUT/$name" -f "$PWD/$BUILD/tools/lutmm" bench --backend cuda --bits 4 --shape 8192x28672 \
+    --set full -o "$OUT/$name" -f "$PWD/$BUILD/tools/lutmm" bench --backend cuda --bits 4 --shape "$shape" \
     --m "$m" --reps 30 >/dev/null || return 1
   ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name.txt" || return 1
   ncu --import "$OUT/$name.ncu-rep" --page source --csv --print-source sass >"$OUT/$name.csv" || return 1
@@ -237,10 +237,13 @@ ncu_one() {
 # The kernel each band of M runs on the large shape, whichever the planner
 # gives it on this device: at M = 1 and 4 the column-stream kernel (the
 # skinny kernel's 8-row tiles where DRAM is fast, docs/HEURISTICS.md), the
-# skinny kernel at M = 8, 16 and 32, the wide kernel at M = 256.
+# skinny kernel at M = 8, 16 and 32, the wide kernel at M = 256. Then
+# 8192x8192 at M = 1 and 8 (ncu-8192x8192-mM): a mid shape, where a warp
+# runs few atoms and its set-up weighs most.
 profile() {
   local rc=0 m gemm='(column|skinny|wide)_kernel<__half'
   for m in 1 4 8 16 32 256; do ncu_one "ncu-m$m" "$m" "$gemm" || rc=1; done
+  for m in 1 8; do ncu_one "ncu-8192x8192-m$m" "$m" "$gemm" 8192x8192 || rc=1; done
   return $rc
 }
 

@@ -134,9 +134,11 @@ __device__ __forceinline__ uint32_t x_lane_offset(int lane) {
 template <int W>
 struct column_fetcher {
   int unit, atom_of_unit, part_end; /* part_end: end of the column part `unit` lies in */
+  uint64_t policy;                  /* the weights' L2 policy (fetch_atom) */
 
   __device__ __forceinline__ void start(const lutmm_cuda_gemm_params &p, int lo, int hi, int warp) {
     const int iters = (int)p.iters;
+    policy = l2_evict_first_policy();
     part_end = min(hi, (lo / iters + 1) * iters);
     unit = lo + warp;
     atom_of_unit = 0;
@@ -159,7 +161,7 @@ struct column_fetcher {
                                         const x_carrier<ROWS> &x, uint32_t slot_lane, uint8_t *entry) const {
     if (done()) return;
     const int iters = (int)p.iters, column = unit / iters, k = 2 * (unit - column * iters) + atom_of_unit;
-    fetch_atom<BITS>(planes, (uint32_t)column * (uint32_t)p.k_atoms + (uint32_t)k, slot_lane);
+    fetch_atom<BITS>(planes, (uint32_t)column * (uint32_t)p.k_atoms + (uint32_t)k, slot_lane, policy);
     if constexpr (!column_ring<BITS, ONE_ROW, ROWS>::X_WHOLE) x.copy(p, k, slot_lane, lane);
     /* a unit's first atom always brings its scale rows: the warp's previous
      * unit lies W units back */
@@ -287,9 +289,9 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
   __syncthreads();                                     /* the table, and everyone's X */
 
   int slot = 0;
-  uint32_t s2[8];
+  uint32_t scales[4];
 #pragma unroll
-  for (int nb = 0; nb < 8; nb++) s2[nb] = 0;
+  for (int i = 0; i < 4; i++) scales[i] = 0;
   float head[2 * ROWS]; /* the first block's own part of the column its range ends in */
 #pragma unroll
   for (int h = 0; h < 2 * ROWS; h++) head[h] = 0.0f;
@@ -310,7 +312,7 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
         const bool carry = h == 1 && ((uint32_t)(even + 1) & p.atom_group_mask) != 0;
         const uint32_t x_step = R::X_WHOLE ? (uint32_t)(even + h) : (uint32_t)slot;
         compute_atom<T, 1, BITS, ONE_ROW>(p, even + h, lane, ring_lane + slot * R::SLOT, entries + slot * R::ENTRY,
-                                          x_lane + x_step * X_STEP, table_lane, carry, s2, acc);
+                                          x_lane + x_step * X_STEP, table_lane, carry, scales, acc);
         __syncwarp();
         fetch.template issue<BITS, ONE_ROW, ROWS>(p, planes, lane, x, ring_lane + slot * R::SLOT,
                                                   entries + slot * R::ENTRY);

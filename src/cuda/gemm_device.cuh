@@ -100,6 +100,14 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&a)[4], const void *row_ad
                : "r"(smem_address(row_address)));
 }
 
+/* ldmatrix_x4 with .trans: lane 4g + q receives column g of rows 2q and
+ * 2q + 1 of each matrix (row 2q in the low half). */
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&a)[4], const void *row_address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
+               : "r"(smem_address(row_address)));
+}
+
 __device__ __forceinline__ uint32_t bits_of(__half2 h) {
   uint32_t u;
   memcpy(&u, &h, 4);
@@ -126,6 +134,21 @@ struct compute<__half> {
     memcpy(&y, &b, 4);
     return bits_of(__hmul2(x, y));
   }
+  /* a times the low (high) half of s in both halves: ptxas reads s as
+   * HMUL2's .H0_H0 (.H1_H1) operand, so a scale needs no broadcast of its
+   * own. */
+  static __device__ __forceinline__ uint32_t mul2_low(uint32_t a, uint32_t s) {
+    __half2 x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &s, 4);
+    return bits_of(__hmul2(x, __low2half2(y)));
+  }
+  static __device__ __forceinline__ uint32_t mul2_high(uint32_t a, uint32_t s) {
+    __half2 x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &s, 4);
+    return bits_of(__hmul2(x, __high2half2(y)));
+  }
   static __device__ __forceinline__ void mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
@@ -147,6 +170,18 @@ struct compute<__nv_bfloat16> {
     memcpy(&x, &a, 4);
     memcpy(&y, &b, 4);
     return bits_of(__hmul2(x, y));
+  }
+  static __device__ __forceinline__ uint32_t mul2_low(uint32_t a, uint32_t s) {
+    __nv_bfloat162 x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &s, 4);
+    return bits_of(__hmul2(x, __low2bfloat162(y)));
+  }
+  static __device__ __forceinline__ uint32_t mul2_high(uint32_t a, uint32_t s) {
+    __nv_bfloat162 x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &s, 4);
+    return bits_of(__hmul2(x, __high2bfloat162(y)));
   }
   static __device__ __forceinline__ void mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
     asm volatile(

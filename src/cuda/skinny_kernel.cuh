@@ -144,10 +144,13 @@ __device__ __forceinline__ plane_lanes<BITS> lanes_of(const lutmm_cuda_gemm_para
  * exactly the bytes this lane reads back (read_atom), and a warp's reads of
  * one q cover 512 contiguous bytes: no bank conflicts. Each weight byte is
  * read once per launch, so its L2 lines go first: the partials, X and
- * scales the kernel reads again stay in L2 (docs/HEURISTICS.md). */
+ * scales the kernel reads again stay in L2 (docs/HEURISTICS.md). The
+ * policy is made once a warp (l2_evict_first_policy, a volatile asm that
+ * ptxas rebuilt in six uniform-register instructions before each atom's
+ * copies when it stood here). */
 template <int BITS>
-__device__ __forceinline__ void fetch_atom(const plane_lanes<BITS> &pl, uint32_t atom, uint32_t slot_lane) {
-  const uint64_t policy = l2_evict_first_policy();
+__device__ __forceinline__ void fetch_atom(const plane_lanes<BITS> &pl, uint32_t atom, uint32_t slot_lane,
+                                           uint64_t policy) {
 #pragma unroll
   for (int sl = 0; sl < slices<BITS>::count; sl++) {
     const int width = slices<BITS>::width(sl), shift = slices<BITS>::shift(sl);
@@ -213,6 +216,31 @@ __device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, int
     const int r = v >> log2_vpr, c = v & ((1 << log2_vpr) - 1);
     cp_async16(entry + v * 16, first + r * row_bytes + c * 16, 16);
   }
+}
+
+/* log2 of a stored scale's bytes. */
+__device__ __forceinline__ int log2_scale_bytes(const lutmm_cuda_gemm_params &p) {
+  return p.scale_dtype == LUTMM_DTYPE_F32 ? 2 : 1;
+}
+
+/* Where groups are a power-of-two number of atoms (atom_group_log2 >= 0),
+ * a one-row atom's scale row is one shift of its k-atom, with no clamp and
+ * no 64-bit arithmetic, so the fetcher addresses it here rather than
+ * through load_scales: this lane's 16-byte vector of k-atom `atom`'s row
+ * in column `column`, as a byte offset (the value means nothing for other
+ * groups). No clamp is needed: atoms lie below k_atoms, so
+ * atom >> atom_group_log2 < scale_rows. */
+__device__ __forceinline__ uint32_t scale_vector_offset(const lutmm_cuda_gemm_params &p, int column, int atom,
+                                                        int lane) {
+  const uint32_t row = p.atom_group_log2 >= 0 ? (uint32_t)atom >> p.atom_group_log2 : 0u;
+  return ((row * (uint32_t)p.n_pad + (uint32_t)column * 64u) << log2_scale_bytes(p)) + 16u * (uint32_t)lane;
+}
+
+/* The scale row whose vector for this lane lies at `offset` into a ring
+ * entry, as load_scales<true> copies it. */
+__device__ __forceinline__ void copy_scale_row(const lutmm_cuda_gemm_params &p, uint32_t offset, int lane,
+                                               uint8_t *entry) {
+  if (lane < 4 << log2_scale_bytes(p)) cp_async16(entry + lane * 16, (const uint8_t *)p.scales + offset, 16);
 }
 
 /* The X of units v0 .. v0 + CHUNK_UNITS − 1 (those before hi): row-major
@@ -422,11 +450,15 @@ __device__ __forceinline__ void convert_scales(const lutmm_cuda_gemm_params &p, 
 }
 
 /* This lane's 8 scales (columns lane/4 + 8·nb) of one ring row, already in
- * compute dtype, duplicated into pairs. */
-__device__ __forceinline__ void scale_pairs(const uint8_t *row, int lane, uint32_t (&s2)[8]) {
-  const uint16_t *raw = (const uint16_t *)row + lane / 4;
-#pragma unroll
-  for (int nb = 0; nb < 8; nb++) s2[nb] = __byte_perm((uint32_t)raw[8 * nb], 0, 0x1010u);
+ * compute dtype, two a word: word i holds nb = 2i (low half) and 2i + 1
+ * (high half), which scaled_mma reads as HMUL2 operands (mul2_low,
+ * mul2_high). One transposing ldmatrix reads them all: the rows of matrix
+ * i are the row's 16-byte chunks 2i and 2i + 1, alternately (lane 8i + r
+ * names row r), so lane 4g + q receives column g of chunks 2i and 2i + 1
+ * whatever q. It stands for eight 16-bit loads and the PRMTs that paired
+ * them. */
+__device__ __forceinline__ void scale_words(const uint8_t *row, int lane, uint32_t (&s)[4]) {
+  ldmatrix_x4_trans(s, row + 16 * (2 * (lane >> 3) + (lane & 1)));
 }
 
 /* MB = 8: X of slab `slab` only, B fragments of m8 blocks 2i and 2i + 1
@@ -457,17 +489,18 @@ __device__ __forceinline__ const uint8_t *x_lane_of(const uint8_t *xbuf, int lan
 
 /* n16 block j of one slab: the A fragment of W^T (rows, i.e. columns of W,
  * g and g + 8; k 2q.. and 2q + 8..), which is this lane's pairs 0, 2, 1, 3
- * of the block scaled by their columns' scales, against every m8 block's
- * half h of X. */
+ * of the block scaled by their columns' scales (`scales`: column g's in
+ * the low half, g + 8's in the high; scale_words), against every m8
+ * block's half h of X. */
 template <typename T, int MB>
 __device__ __forceinline__ void scaled_mma(uint32_t pair0, uint32_t pair1, uint32_t pair2, uint32_t pair3,
-                                           uint32_t scale_g, uint32_t scale_g8, const uint32_t (&xf)[MB][4], int h,
+                                           uint32_t scales, const uint32_t (&xf)[MB][4], int h,
                                            float (&acc)[MB][4][4], int j) {
   uint32_t a[4];
-  a[0] = compute<T>::mul2(pair0, scale_g);
-  a[1] = compute<T>::mul2(pair2, scale_g8);
-  a[2] = compute<T>::mul2(pair1, scale_g);
-  a[3] = compute<T>::mul2(pair3, scale_g8);
+  a[0] = compute<T>::mul2_low(pair0, scales);
+  a[1] = compute<T>::mul2_high(pair2, scales);
+  a[2] = compute<T>::mul2_low(pair1, scales);
+  a[3] = compute<T>::mul2_high(pair3, scales);
 #pragma unroll
   for (int mb = 0; mb < MB; mb++) compute<T>::mma(acc[mb][j], a, xf[mb][2 * h], xf[mb][2 * h + 1]);
 }
@@ -476,15 +509,16 @@ __device__ __forceinline__ void scaled_mma(uint32_t pair0, uint32_t pair1, uint3
  * atom's words come from this lane's ring slot `slot_lane`: all at once for
  * codes of up to 4 bits, two slabs at a time for wider ones. `xs`
  * is this lane's ldmatrix row in the atom's X slot (row lane % 8, k offset
- * 8·(lane / 8): matrices k 0–7, 8–15 of slab kb, then of slab kb + 1). s2
- * holds the previous atom's slab-3 scales; `carry` says they still apply,
- * else the entry's rows, fresh from the ring, are put in compute dtype first.
+ * 8·(lane / 8): matrices k 0–7, 8–15 of slab kb, then of slab kb + 1).
+ * `scales` holds the previous atom's slab-3 scales (scale_words); `carry`
+ * says they still apply, else the entry's rows, fresh from the ring, are
+ * put in compute dtype first.
  * ONE_ROW: the atom lies in one scale group (group_size % 64 == 0 or one
  * group per column), so its scales never change between slabs. */
 template <typename T, int MB, int BITS, bool ONE_ROW>
 __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, int atom, int lane, uint32_t slot_lane,
                                              uint8_t *entry, const uint8_t *xs, uint32_t table_lane, bool carry,
-                                             uint32_t (&s2)[8], float (&acc)[MB][4][4]) {
+                                             uint32_t (&scales)[4], float (&acc)[MB][4][4]) {
   constexpr bool PAIRS = BITS <= 4;
   uint32_t w[4 * BITS]; /* a lane's 32-bit words of one atom, all planes */
   if constexpr (PAIRS) read_atom<BITS>(slot_lane, w);
@@ -496,7 +530,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
       !ONE_ROW && (p.group_log2 == 4 || p.group_log2 == 5) && (int64_t)atom * 64 + 64 <= p.k ? p.group_log2 : -1;
   if (!carry) {
     if (p.scale_dtype != (int)compute<T>::kDtype) convert_scales<T, ONE_ROW>(p, entry, lane);
-    scale_pairs(entry, lane, s2);
+    scale_words(entry, lane, scales);
   }
 #pragma unroll
   for (int kb = 0; kb < 4; kb += 2) {
@@ -513,7 +547,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
       if (!ONE_ROW && slab > 0) {
         const int rr = slab_shift >= 0 ? (16 * slab) >> slab_shift : slab_scale_row(p, atom, slab);
         if (rr != held) {
-          scale_pairs(entry + rr * kScaleRowBytes, lane, s2);
+          scale_words(entry + rr * kScaleRowBytes, lane, scales);
           held = rr;
         }
       }
@@ -530,7 +564,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
 #pragma unroll
           for (int t = 0; t < PER_WORD; t++) {
             const int j = jw * PER_WORD + t;
-            scaled_mma<T, MB>(q[0].v[t], q[1].v[t], q[2].v[t], q[3].v[t], s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
+            scaled_mma<T, MB>(q[0].v[t], q[1].v[t], q[2].v[t], q[3].v[t], scales[j], xf, h, acc, j);
           }
         }
       } else {
@@ -539,17 +573,17 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
           if constexpr (PAIRS) {
             const uint32_t index = table_pair_indices<BITS>(w, slab, j);
             scaled_mma<T, MB>(lookup(table_lane, index, 0), lookup(table_lane, index, 1), lookup(table_lane, index, 2),
-                              lookup(table_lane, index, 3), s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
+                              lookup(table_lane, index, 3), scales[j], xf, h, acc, j);
           } else if constexpr (BITS == 5) {
             uint32_t q[4];
             lookup_five(table_lane, slice_bits<BITS>(w, 0, slab, j), slice_bits<BITS>(w, 1, slab, j), q);
-            scaled_mma<T, MB>(q[0], q[1], q[2], q[3], s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
+            scaled_mma<T, MB>(q[0], q[1], q[2], q[3], scales[j], xf, h, acc, j);
           } else {
             uint32_t first, second;
             table_code_bytes<BITS>(w, slab, j, first, second);
             scaled_mma<T, MB>(lookup_codes(table_lane, first, second, 0), lookup_codes(table_lane, first, second, 1),
                               lookup_codes(table_lane, first, second, 2), lookup_codes(table_lane, first, second, 3),
-                              s2[2 * j], s2[2 * j + 1], xf, h, acc, j);
+                              scales[j], xf, h, acc, j);
           }
         }
       }
@@ -1106,10 +1140,12 @@ struct fetcher {
   bool column_ok;
   bool first; /* the block's first atom: its scale rows load whatever its group */
   int left;   /* atoms of the block's range still to fetch */
+  uint64_t policy; /* the weights' L2 policy (fetch_atom) */
 
   __device__ __forceinline__ void start(const lutmm_cuda_gemm_params &p, const position<MB, BITS, W> &at, int lo,
                                         int hi) {
     const int iters = (int)p.iters;
+    policy = l2_evict_first_policy();
     k = 2 * at.c.it;
     column = at.column;
     column_ok = at.column_ok;
@@ -1126,8 +1162,11 @@ struct fetcher {
   __device__ __forceinline__ void issue(const lutmm_cuda_gemm_params &p, const plane_lanes<BITS> &planes, int lane,
                                         uint32_t group_mask, uint32_t slot_lane, uint8_t *entry) const {
     if (left <= 0 || !column_ok) return;
-    fetch_atom<BITS>(planes, flat, slot_lane);
-    if (first || ((uint32_t)k & group_mask) == 0) load_scales<ONE_ROW>(p, column, k, lane, entry);
+    fetch_atom<BITS>(planes, flat, slot_lane, policy);
+    if (first || ((uint32_t)k & group_mask) == 0) {
+      if (ONE_ROW && p.atom_group_log2 >= 0) copy_scale_row(p, scale_vector_offset(p, column, k, lane), lane, entry);
+      else load_scales<ONE_ROW>(p, column, k, lane, entry);
+    }
   }
   __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p) {
     left--;
@@ -1377,9 +1416,9 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
   int slot = 0;                  /* ring slot of the atom computed next */
   int since_x = R::DEPTH - 1;    /* groups committed after the one holding the current X chunk's copy */
 
-  uint32_t s2[8]; /* the current atom's scale pairs (kept while the group lasts) */
+  uint32_t scales[4]; /* the current atom's scales (scale_words; kept while the group lasts) */
 #pragma unroll
-  for (int nb = 0; nb < 8; nb++) s2[nb] = 0;
+  for (int i = 0; i < 4; i++) scales[i] = 0;
   int chunk_pos = 0, chunk_buffer = 0;
   const uint8_t *xs = x_lane; /* X slot of the unit's even atom */
   /* One segment per pass: the units of one tile in this block's range. The
@@ -1415,7 +1454,7 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
                                     : ((uint32_t)(even + 1) & group_mask) != 0;
           compute_atom<T, MB, BITS, ONE_ROW>(p, even + h, lane, ring_lane + slot * R::SLOT,
                                              entries + slot * R::ENTRY, xs + h * C::X_SLOT_BYTES, table_lane, carry,
-                                             s2, acc);
+                                             scales, acc);
         }
         /* Every lane is done with this slot's scale rows: refill it. */
         __syncwarp();
