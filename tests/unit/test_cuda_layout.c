@@ -16,8 +16,9 @@
  * wide_layout: for tiles of 64, 128 and 256 rows the wide kernel's stage
  * holds X, the unit's atoms of every plane and four scale rows in 16-byte units, and the table plus four
  * stages fit the Hopper block limit for every code width it takes.
- * stream_k_ranges: the division-free Stream-K boundaries against plain
- * 64-bit division, and each unit's block against those boundaries.
+ * stream_k_ranges: the Stream-K boundaries (a 32-bit division where the
+ * operands fit, else no integer division: both paths are reached) against
+ * plain 64-bit division, and each unit's block against those boundaries.
  * skinny_grid: the skinny launch's block count on the benchmark's shapes
  * (132 SMs), the finer split at M <= 2 at its edges, and the workspace
  * fallback. */
