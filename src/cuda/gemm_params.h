@@ -113,7 +113,8 @@ LUTMM_HD static inline size_t lutmm_cuda_tile_elems(int mf) {
  * division, about 15 instructions; else the double quotient, within one of
  * the exact one for the sizes used here, and integer checks that make it
  * exact whatever it is off by (about 45 instructions with the double
- * division's steps). Each kernel's set-up takes two of these a warp. */
+ * division's steps). Every thread of a kernel's set-up takes two of these
+ * (its block's range), and the ends of cut columns take more. */
 LUTMM_HD static inline int64_t lutmm_cuda_floor_div(int64_t a, int64_t d) {
   if (((a | d) >> 32) == 0) return (int64_t)((uint32_t)a / (uint32_t)d);
   int64_t q = (int64_t)((double)a / (double)d);
