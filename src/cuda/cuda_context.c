@@ -18,9 +18,14 @@ static cudaError_t read_cooperative(lutmm_cuda_state *s) {
   const cudaError_t err = cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, s->device);
   const char *env = getenv("LUTMM_CUDA_COOPERATIVE");
   s->cooperative = err == cudaSuccess && supported && !(env != NULL && strcmp(env, "0") == 0);
-  /* LUTMM_CUDA_COLUMN_STREAM=0 leaves M <= 4 to the skinny kernel */
+  /* LUTMM_CUDA_COLUMN_STREAM=0 leaves M <= 4 to the skinny kernel; =all
+   * also takes the column stream where fast DRAM would leave it to the
+   * skinny kernel (lutmm_column_stream_bandwidth_pays), to time the two */
   const char *column = getenv("LUTMM_CUDA_COLUMN_STREAM");
-  s->column_stream = !(column != NULL && strcmp(column, "0") == 0);
+  s->column_stream = column == NULL               ? LUTMM_COLUMN_STREAM_ON
+                     : strcmp(column, "0") == 0   ? LUTMM_COLUMN_STREAM_OFF
+                     : strcmp(column, "all") == 0 ? LUTMM_COLUMN_STREAM_ALL
+                                                  : LUTMM_COLUMN_STREAM_ON;
   return err;
 }
 

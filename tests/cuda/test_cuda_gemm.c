@@ -818,7 +818,8 @@ static int column_stream_expected(const lutmm_cuda_state *s, const gemm_case *c)
   const int64_t units = n_atoms * ((k_atoms + 1) / 2);
   return s->column_stream && c->m <= LUTMM_COLUMN_MAX_ROWS && LUTMM_COLUMN_KERNEL_EXISTS(c->bits, one_row, rows) &&
          units <= INT32_MAX && lutmm_column_stream_pays(c->bits, one_row, n_atoms, k_atoms, s->sm_count, c->m) &&
-         lutmm_column_stream_bandwidth_pays(units, s->sm_count, s->dram_bytes_per_sm_clock);
+         (s->column_stream == LUTMM_COLUMN_STREAM_ALL ||
+          lutmm_column_stream_bandwidth_pays(units, s->sm_count, s->dram_bytes_per_sm_clock));
 }
 
 /* Runs each case in exact and bound mode and checks that its launch took
