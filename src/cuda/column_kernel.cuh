@@ -132,7 +132,7 @@ __device__ __forceinline__ uint32_t x_lane_offset(int lane) {
  * block's range [lo, hi), two atoms a unit (one for a column's last unit
  * when K has an odd number of atoms), column after column. The unit's
  * column and place in it are kept beside it, so that no atom costs a
- * division by iters (two a atom, about 60 instructions, where they were
+ * division by iters (two an atom, about 56 instructions, where they were
  * derived from the unit number). */
 template <int W>
 struct column_fetcher {
@@ -174,13 +174,8 @@ struct column_fetcher {
     fetch_atom<BITS>(planes, (uint32_t)column * (uint32_t)p.k_atoms + (uint32_t)k, slot_lane, policy);
     if constexpr (!column_ring<BITS, ONE_ROW, ROWS>::X_WHOLE) x.copy(p, k, slot_lane, lane);
     /* a unit's first atom always brings its scale rows: the warp's previous
-     * unit lies W units back. One-row atoms in groups of a power-of-two
-     * number of atoms address their row by a shift (as the skinny
-     * fetcher). */
-    if (atom_of_unit == 0 || ((uint32_t)k & p.atom_group_mask) == 0) {
-      if (ONE_ROW && p.atom_group_log2 >= 0) copy_scale_row(p, scale_vector_offset(p, column, k, lane), lane, entry);
-      else load_scales<ONE_ROW>(p, column, k, lane, entry);
-    }
+     * unit lies W units back */
+    if (atom_of_unit == 0 || ((uint32_t)k & p.atom_group_mask) == 0) fetch_scales<ONE_ROW>(p, column, k, lane, entry);
   }
   __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, int hi, int warp) {
     if (done()) return;

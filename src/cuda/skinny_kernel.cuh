@@ -244,6 +244,17 @@ __device__ __forceinline__ void copy_scale_row(const lutmm_cuda_gemm_params &p, 
   if (lane < 4 << log2_scale_bytes(p)) cp_async16(entry + lane * 16, (const uint8_t *)p.scales + offset, 16);
 }
 
+/* A fetcher's copy of k-atom `atom`'s scale rows of column `column` into
+ * a ring entry: one-row atoms in groups of a power-of-two number of atoms
+ * by the shift (scale_vector_offset), every other layout through
+ * load_scales. */
+template <bool ONE_ROW>
+__device__ __forceinline__ void fetch_scales(const lutmm_cuda_gemm_params &p, int column, int atom, int lane,
+                                             uint8_t *entry) {
+  if (ONE_ROW && p.atom_group_log2 >= 0) copy_scale_row(p, scale_vector_offset(p, column, atom, lane), lane, entry);
+  else load_scales<ONE_ROW>(p, column, atom, lane, entry);
+}
+
 /* The X of units v0 .. v0 + CHUNK_UNITS − 1 (those before hi): row-major
  * slots of ROWS rows × 64 k, one per k-atom (two per unit), rows past M and
  * columns past K zero. */
@@ -1164,10 +1175,7 @@ struct fetcher {
                                         uint32_t group_mask, uint32_t slot_lane, uint8_t *entry) const {
     if (left <= 0 || !column_ok) return;
     fetch_atom<BITS>(planes, flat, slot_lane, policy);
-    if (first || ((uint32_t)k & group_mask) == 0) {
-      if (ONE_ROW && p.atom_group_log2 >= 0) copy_scale_row(p, scale_vector_offset(p, column, k, lane), lane, entry);
-      else load_scales<ONE_ROW>(p, column, k, lane, entry);
-    }
+    if (first || ((uint32_t)k & group_mask) == 0) fetch_scales<ONE_ROW>(p, column, k, lane, entry);
   }
   __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p) {
     left--;
