@@ -18,32 +18,10 @@ static cudaError_t read_cooperative(lutmm_cuda_state *s) {
   const cudaError_t err = cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, s->device);
   const char *env = getenv("LUTMM_CUDA_COOPERATIVE");
   s->cooperative = err == cudaSuccess && supported && !(env != NULL && strcmp(env, "0") == 0);
-  /* LUTMM_CUDA_COLUMN_STREAM=0 leaves M <= 4 to the skinny kernel; =all
-   * also takes the column stream where fast DRAM would leave it to the
-   * skinny kernel (lutmm_column_stream_bandwidth_pays), to time the two */
+  /* LUTMM_CUDA_COLUMN_STREAM=0 leaves M <= 4 to the skinny kernel */
   const char *column = getenv("LUTMM_CUDA_COLUMN_STREAM");
-  s->column_stream = column == NULL               ? LUTMM_COLUMN_STREAM_ON
-                     : strcmp(column, "0") == 0   ? LUTMM_COLUMN_STREAM_OFF
-                     : strcmp(column, "all") == 0 ? LUTMM_COLUMN_STREAM_ALL
-                                                  : LUTMM_COLUMN_STREAM_ON;
+  s->column_stream = !(column != NULL && strcmp(column, "0") == 0);
   return err;
-}
-
-/* The device's peak DRAM bandwidth per SM, in bytes an SM clock (double
- * data rate × bus width over SMs × SM clock: 12.8 on an H100 SXM, 18.8 on
- * an H200), which decides where the column-stream kernel pays
- * (lutmm_column_stream_bandwidth_pays). A query the device refuses leaves
- * it 0, as on a slow part. */
-static float dram_bytes_per_sm_clock(const lutmm_cuda_state *s) {
-  int memory_khz = 0, bus_bits = 0, sm_khz = 0;
-  if (cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, s->device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, s->device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, s->device) != cudaSuccess) {
-    (void)cudaGetLastError(); /* not sticky: clear it */
-    return 0.0f;
-  }
-  if (memory_khz <= 0 || bus_bits <= 0 || sm_khz <= 0 || s->sm_count <= 0) return 0.0f;
-  return (float)(2.0 * memory_khz * (bus_bits / 8.0) / ((double)sm_khz * s->sm_count));
 }
 
 static lutmm_status read_device(lutmm_cuda_state *s) {
@@ -60,7 +38,6 @@ static lutmm_status read_device(lutmm_cuda_state *s) {
   s->smem_per_sm = (size_t)smem_sm;
   s->smem_per_block = (size_t)smem_block;
   s->smem_base = (uint32_t)reserved;
-  if (err == cudaSuccess) s->dram_bytes_per_sm_clock = dram_bytes_per_sm_clock(s);
   if (err == cudaSuccess) err = lutmm_cuda_gemm_allow_smem_f16(s->smem_per_block);
   if (err == cudaSuccess) err = lutmm_cuda_gemm_allow_smem_bf16(s->smem_per_block);
   if (err == cudaSuccess) err = lutmm_cuda_skinny_allow_smem_f16(s->smem_per_block, s->smem_base);

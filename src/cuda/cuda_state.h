@@ -10,20 +10,10 @@
 #include "backend.h"
 #include "gemm_params.h"
 
-/* Where M <= 4 may take the column-stream kernel (LUTMM_CUDA_COLUMN_STREAM):
- * nowhere (0), where the planner's rules say (unset), or also where the
- * DRAM rule alone would not (all). */
-typedef enum lutmm_column_stream_use {
-  LUTMM_COLUMN_STREAM_OFF = 0,
-  LUTMM_COLUMN_STREAM_ON = 1,
-  LUTMM_COLUMN_STREAM_ALL = 2
-} lutmm_column_stream_use;
-
 typedef struct lutmm_cuda_state {
   cudaStream_t stream;
   int device;
   int sm_count;
-  float dram_bytes_per_sm_clock; /* peak DRAM bytes an SM clock, per SM (0: not known) */
   size_t smem_per_sm;     /* shared memory of one multiprocessor */
   size_t smem_per_block;  /* opt-in maximum for one block */
   uint32_t smem_base;     /* window address of dynamic shared memory: the driver's reserved bytes */
@@ -35,7 +25,7 @@ typedef struct lutmm_cuda_state {
   int *flags;             /* device int[2]: error reports of quantize/pack */
   int *tickets;           /* device int[SMs × 16]: skinny-kernel fixup counters, zero between launches */
   int cooperative;        /* skinny launches are cooperative (the device supports it, LUTMM_CUDA_COOPERATIVE != 0) */
-  int column_stream;      /* M <= 4 may take the column-stream kernel (lutmm_column_stream_use) */
+  int column_stream;      /* M <= 4 may take the column-stream kernel (LUTMM_CUDA_COLUMN_STREAM != 0) */
   uint64_t *tagged;       /* device: tagged partials of cooperative skinny launches (SMs × LUTMM_SKINNY_TAGGED_PER_SM) */
   size_t tagged_words;
   uint32_t last_tag;      /* the tag of the last launch that used `tagged` (0: none since it was zeroed) */

@@ -520,35 +520,17 @@ LUTMM_HD static inline size_t lutmm_column_smem_bytes(uint32_t base, int bits, i
  * about 1.3), 4-10 % faster with more (14336 x 4096, 4096 x 14336: 4.5).
  * Narrow W with any scales as at M = 1 for M = 2 (4-10 % faster), but at
  * M = 3..4 4-row per-slab kernels (a first build's, spilling 44-100 B)
- * ran 9-19 % slower, so there are none. */
+ * ran 9-19 % slower, so there are none. The same holds on the H200: there
+ * the skinny kernel was 6-8 % faster on 8192 x 28672 and 28672 x 8192
+ * until change 84 took the column stream's per-atom divisions out; since
+ * then the column stream is 0-7 % faster there too (docs/PERF.md, changes
+ * 80 and 85), so no rule depends on the device's DRAM. */
 LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64_t n_atoms, int64_t k_atoms,
                                                    int sm_count, int64_t m) {
   const int64_t units = n_atoms * ((k_atoms + 1) / 2);
   if (m > 1 && bits >= 7 && units < 2 * (int64_t)LUTMM_SKINNY_WARPS(1, bits) * sm_count) return 0;
   return (one_row && bits >= 4 && (m == 1 || n_atoms >= 32)) ||
          (m <= 2 && bits <= LUTMM_COLUMN_STREAM_SLAB_BITS && n_atoms >= 32 && 2 * n_atoms <= sm_count);
-}
-
-/* Where the device's DRAM outruns the column-stream kernel: on the H200
- * (18.8 peak DRAM bytes an SM clock; docs/PERF.md, change 80) the skinny
- * kernel took less time than the column stream at M = 1..4 on 8192 x 28672
- * and 28672 x 8192 (217 units an SM), in median 6-8 % for 4-bit codes
- * (41.6 against 45.3 us at M = 1 on 8192 x 28672) and 1-6 % for 5..8-bit
- * ones, while at 54-62 units an SM (8192 x 8192, 4096 x 14336, 14336 x
- * 4096) the two were within 2 % in median (the column stream 4-6 % faster
- * for NF4 g128 fp16 at M = 1 on the last two) and on 4096 x 4096 the
- * column stream was 3-4 % faster in median (13 % at M = 1). On the
- * H100 (12.8 bytes) the column stream won on all of them (changes 76, 77).
- * Between the two devices the column stream's time hardly moved (46.2 and
- * 45.3 us) while the skinny kernel's fell from 49.2 to 41.6: the faster
- * DRAM speeds the skinny kernel up and not the column stream. Both limits
- * lie between measured points. */
-#define LUTMM_COLUMN_FAST_DRAM_BYTES 16.0f    /* peak DRAM bytes an SM clock */
-#define LUTMM_COLUMN_FAST_DRAM_UNITS_PER_SM 128 /* most units an SM it keeps there */
-LUTMM_HD static inline int lutmm_column_stream_bandwidth_pays(int64_t units, int sm_count,
-                                                             float dram_bytes_per_sm_clock) {
-  return dram_bytes_per_sm_clock < LUTMM_COLUMN_FAST_DRAM_BYTES ||
-         units < (int64_t)LUTMM_COLUMN_FAST_DRAM_UNITS_PER_SM * sm_count;
 }
 
 /* Skinny kernels that can share a cut column's reduction among its

@@ -8,15 +8,13 @@
  * cudaOccupancyMaxActiveClusters reported them, docs/PERF.md change 50)
  * and its peak DRAM bytes an SM clock.
  * sweep_invariants: over shapes, M, code widths, groups, capture and lent
- * workspaces, on an H100, an H200, an H100 PCIe, an A100 and an Ada part, every
+ * workspaces, on an H100, an H100 PCIe, an A100 and an Ada part, every
  * plan names a kernel the library has, fits the device's shared memory,
  * keeps cooperative grids resident, tagged partials out of graphs and
  * inside their buffer, and cut tiles inside the workspace.
  * hopper_choices: on the H100 the kernel docs/HEURISTICS.md gives each
  * band of M on the benchmark's shapes (NF4, groups of 128), and the
  * column-stream kernel's exclusions.
- * h200_choices: on the H200 (fast DRAM) the column stream only below 128
- * units an SM.
  * ampere_choices: on an A100 (163 KiB a block) the skinny kernel only
  * where every launch of the call fits, else the tiled kernel.
  * With --table it prints the H100 model's plans that docs/HEURISTICS.md
@@ -36,7 +34,6 @@ typedef struct device_model {
   uint32_t reserved;
   int wide;                 /* runs the sm_90a wide kernel */
   const int *clusters;      /* clusters of i blocks held at once, i = 0..16; NULL: none */
-  float dram;               /* peak DRAM bytes an SM clock: memory clock · 2 · bus bytes / (SMs · SM clock) */
 } device_model;
 
 /* H100 SXM, one skinny block an SM: 66, 39, 30, 22, 17, 15, 15, 9
@@ -44,17 +41,12 @@ typedef struct device_model {
  * wide kernel's blocks are one an SM too; its clusters are of 2. */
 static const int hopper_clusters[17] = {0, 0, 66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7};
 
-/* DRAM: 2619 MHz · 2 · 640 bytes against 132 SMs at 1980 MHz */
-static const device_model h100 = {"H100 SXM", 132, 228 * 1024, 227 * 1024, 1024, 1, hopper_clusters, 12.8f};
-/* 3201 MHz · 2 · 768 bytes; the H100's SMs, its cluster counts taken as the H100's */
-static const device_model h200 = {"H200", 132, 228 * 1024, 227 * 1024, 1024, 1, hopper_clusters, 18.8f};
+static const device_model h100 = {"H100 SXM", 132, 228 * 1024, 227 * 1024, 1024, 1, hopper_clusters};
 /* 114 SMs; its cluster counts were never read: none, as with
- * LUTMM_CUDA_CLUSTERS=0. DRAM: 1593 MHz · 2 · 640 bytes against SMs at
- * 1755 MHz; the A100's 1215 MHz · 2 · 640 against 1410; the Ada part's
- * 10501 MHz · 2 · 48 against 2520. */
-static const device_model h100_pcie = {"H100 PCIe", 114, 228 * 1024, 227 * 1024, 1024, 1, NULL, 10.2f};
-static const device_model a100 = {"A100", 108, 164 * 1024, 163 * 1024, 1024, 0, NULL, 10.2f};
-static const device_model ada = {"Ada (sm_89)", 128, 100 * 1024, 99 * 1024, 1024, 0, NULL, 3.1f};
+ * LUTMM_CUDA_CLUSTERS=0. */
+static const device_model h100_pcie = {"H100 PCIe", 114, 228 * 1024, 227 * 1024, 1024, 1, NULL};
+static const device_model a100 = {"A100", 108, 164 * 1024, 163 * 1024, 1024, 0, NULL};
+static const device_model ada = {"Ada (sm_89)", 128, 100 * 1024, 99 * 1024, 1024, 0, NULL};
 
 /* Stand-ins for device buffers: the planner only tests them against NULL
  * and copies them into the launch parameters. */
@@ -68,7 +60,6 @@ static float fake_y[1];
 static void model_state(const device_model *d, lutmm_cuda_state *s) {
   memset(s, 0, sizeof *s);
   s->sm_count = d->sms;
-  s->dram_bytes_per_sm_clock = d->dram;
   s->smem_per_sm = d->smem_per_sm;
   s->smem_per_block = d->smem_per_block;
   s->smem_base = d->reserved;
@@ -279,7 +270,7 @@ static long sweep_state(const device_model *d, const lutmm_cuda_state *s) {
 /* The sweep on each model, with each workspace, with the column-stream
  * kernel (the default) and without it (LUTMM_CUDA_COLUMN_STREAM=0). */
 static void sweep_invariants(void) {
-  const device_model *devices[] = {&h100, &h200, &h100_pcie, &a100, &ada};
+  const device_model *devices[] = {&h100, &h100_pcie, &a100, &ada};
   static lutmm_cuda_state s;
   long plans = 0;
   for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++)
@@ -357,28 +348,6 @@ static void hopper_choices(void) {
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     for (size_t j = 0; j < sizeof sweep_m / sizeof sweep_m[0]; j++)
       expect_hopper(&s, shapes[i][0], shapes[i][1], sweep_m[j]);
-}
-
-/* On the H200 (fast DRAM) M = 1..4 takes the skinny kernel's 8-row
- * tiles on the two largest shapes (217 units an SM), for NF4 in groups of
- * 128 and 8-bit codes alike; on the smaller shapes the same plans as on
- * the H100. */
-static void h200_choices(void) {
-  static lutmm_cuda_state s, h;
-  static lutmm_weights w;
-  model_state(&h200, &s);
-  model_state(&h100, &h);
-  const int64_t shapes[][2] = {{8192, 28672}, {28672, 8192}, {8192, 8192}, {4096, 14336}, {14336, 4096}, {4096, 4096}};
-  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-    for (int bits = 4; bits <= 8; bits += 4)
-      for (int64_t m = 1; m <= 4; m++) {
-        CHECK(model_weights(bits, shapes[i][0], shapes[i][1], 128, LUTMM_DTYPE_F16, &w));
-        const call_plan c = plan_call(&s, &w, m, 0), on_h100 = plan_call(&h, &w, m, 0);
-        CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_SKINNY && c.launches == 1);
-        if (shapes[i][0] * shapes[i][1] == 8192 * 28672)
-          CHECK(on_h100.p[0].column_stream && !c.p[0].column_stream && c.p[0].mb == 1);
-        else CHECK(c.p[0].column_stream == on_h100.p[0].column_stream);
-      }
 }
 
 static void ampere_choices(void) {
@@ -467,7 +436,7 @@ static void print_table(void) {
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"sweep_invariants", sweep_invariants}, {"hopper_choices", hopper_choices},
-      {"h200_choices", h200_choices},         {"ampere_choices", ampere_choices}};
+      {"ampere_choices", ampere_choices}};
   if (argc == 2 && strcmp(argv[1], "--table") == 0) {
     print_table();
     return 0;
