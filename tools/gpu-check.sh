@@ -235,8 +235,7 @@ ncu_one() {
 }
 
 # The kernel each band of M runs on the large shape, whichever the planner
-# gives it on this device: at M = 1 and 4 the column-stream kernel (the
-# skinny kernel's 8-row tiles where DRAM is fast, docs/HEURISTICS.md), the
+# gives it on this device: at M = 1 and 4 the column-stream kernel, the
 # skinny kernel at M = 8, 16 and 32, the wide kernel at M = 256. Then
 # 8192x8192 at M = 1 and 8 (ncu-8192x8192-mM): a mid shape, where a warp
 # runs few atoms and its set-up weighs most.

@@ -225,10 +225,10 @@ __device__ __forceinline__ int log2_scale_bytes(const lutmm_cuda_gemm_params &p)
 
 /* Where groups are a power-of-two number of atoms (atom_group_log2 >= 0),
  * a one-row atom's scale row is one shift of its k-atom, with no clamp and
- * no 64-bit arithmetic, so the fetcher addresses it here rather than
+ * no 64-bit arithmetic, so fetch_scales addresses it here rather than
  * through load_scales: this lane's 16-byte vector of k-atom `atom`'s row
- * in column `column`, as a byte offset. The fetcher calls it only for such
- * groups; the test on atom_group_log2 only keeps the shift defined for
+ * in column `column`, as a byte offset. fetch_scales calls it only for
+ * such groups; the test on atom_group_log2 only keeps the shift defined for
  * any params. No clamp is needed: atoms lie below k_atoms, so
  * atom >> atom_group_log2 < scale_rows. */
 __device__ __forceinline__ uint32_t scale_vector_offset(const lutmm_cuda_gemm_params &p, int column, int atom,

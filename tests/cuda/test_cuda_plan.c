@@ -5,8 +5,7 @@
  * multiprocessors, shared memory per SM and per block, the runtime's
  * reserved bytes, whether the wide kernel runs (Hopper), how many
  * clusters of each size the device holds (the H100's counts as
- * cudaOccupancyMaxActiveClusters reported them, docs/PERF.md change 50)
- * and its peak DRAM bytes an SM clock.
+ * cudaOccupancyMaxActiveClusters reported them, docs/PERF.md change 50).
  * sweep_invariants: over shapes, M, code widths, groups, capture and lent
  * workspaces, on an H100, an H100 PCIe, an A100 and an Ada part, every
  * plan names a kernel the library has, fits the device's shared memory,
