@@ -227,13 +227,12 @@ __device__ __forceinline__ int log2_scale_bytes(const lutmm_cuda_gemm_params &p)
  * a one-row atom's scale row is one shift of its k-atom, with no clamp and
  * no 64-bit arithmetic, so fetch_scales addresses it here rather than
  * through load_scales: this lane's 16-byte vector of k-atom `atom`'s row
- * in column `column`, as a byte offset. fetch_scales calls it only for
- * such groups; the test on atom_group_log2 only keeps the shift defined for
- * any params. No clamp is needed: atoms lie below k_atoms, so
- * atom >> atom_group_log2 < scale_rows. */
+ * in column `column`, as a byte offset, for such groups only (its one
+ * caller, fetch_scales, tests atom_group_log2 first). No clamp is needed:
+ * atoms lie below k_atoms, so atom >> atom_group_log2 < scale_rows. */
 __device__ __forceinline__ uint32_t scale_vector_offset(const lutmm_cuda_gemm_params &p, int column, int atom,
                                                         int lane) {
-  const uint32_t row = p.atom_group_log2 >= 0 ? (uint32_t)atom >> p.atom_group_log2 : 0u;
+  const uint32_t row = (uint32_t)atom >> p.atom_group_log2;
   return ((row * (uint32_t)p.n_pad + (uint32_t)column * 64u) << log2_scale_bytes(p)) + 16u * (uint32_t)lane;
 }
 
