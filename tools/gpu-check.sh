@@ -192,13 +192,16 @@ memcheck() {
 }
 
 # racecheck (also with a 4 KiB lent workspace: one block per tile, so the
-# wide kernel's blocks reuse their stages), then synccheck (barrier use:
-# the wide kernel's mbarriers).
+# wide kernel's blocks reuse their stages, and on the column-stream
+# kernel's shapes: the warps' sums change hands by mbarriers at each column
+# part's end), then synccheck (barrier use: the wide kernel's mbarriers).
 racecheck() {
   compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" \
     --cases 24 --seed 10 &&
     compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" \
       --cases 16 --seed 10 --workspace 4096 &&
+    compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" \
+      --cases 16 --seed 11 --shapes column &&
     compute-sanitizer --tool synccheck --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" --cases 24 --seed 12
 }
 

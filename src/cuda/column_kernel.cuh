@@ -5,11 +5,12 @@
  * A unit is still a k-atom pair, but of one atom column (64 columns of W),
  * and units run column after column, so a block's Stream-K range is one
  * contiguous run of the packed planes: all its warps read neighbouring
- * atoms of one column (warp w takes units w, w + W, ... of the range's
- * part of a column) and the DRAM pages a block opens are its own. At a
- * column's end the warps add their sums in shared memory (warp order), so a
- * column's partials are per block, not per warp: a block's range cuts at
- * most the column it starts in and the one it ends in.
+ * atoms of one column (warp w takes units w, w + W, ... of the range) and
+ * the DRAM pages a block opens are its own. At a column's end the warps'
+ * sums are added in shared memory (warp order) by the warp holding its
+ * last unit, the others going on (part_meeting), so a column's partials are per block, not per
+ * warp: a block's range cuts at most the column it starts in and the one
+ * it ends in.
  *
  * Cut columns (cooperative launches only, like the skinny kernel's tags):
  * the block holding a column's first unit ends its range in it, so it
@@ -38,6 +39,7 @@
 #ifndef LUTMM_CUDA_COLUMN_KERNEL_CUH
 #define LUTMM_CUDA_COLUMN_KERNEL_CUH
 
+#include "mbarrier.cuh"
 #include "skinny_kernel.cuh"
 
 namespace lutmm_kernels {
@@ -128,9 +130,11 @@ __device__ __forceinline__ uint32_t x_lane_offset(int lane) {
   return lutmm_column_x_offset((lane & 7) & (ROWS - 1), lane >> 3);
 }
 
-/* The warp's next atom to fetch: its units of each column's part of the
+/* The warp's next atom to fetch: units w, w + W, w + 2W, ... of the
  * block's range [lo, hi), two atoms a unit (one for a column's last unit
- * when K has an odd number of atoms), column after column. The unit's
+ * when K has an odd number of atoms), counted through the whole range
+ * rather than afresh in each column part, so that the warps' shares of the
+ * range differ by one unit at most however its columns cut it. The unit's
  * column and place in it are kept beside it, so that no atom costs a
  * division by iters (two an atom, about 56 instructions, where they were
  * derived from the unit number). */
@@ -148,16 +152,15 @@ struct column_fetcher {
     unit = lo + warp;
     it = lo - column * iters + warp;
     atom_of_unit = 0;
-    settle(p, hi, warp);
+    settle(p, hi);
   }
-  /* Past its part: the warp's first unit of the next part, if any. A part
+  /* Past its part: the part `unit` lies in, if it lies before hi. A part
    * that ends before hi ends its column, so the next part starts the next
    * column. */
-  __device__ __forceinline__ void settle(const lutmm_cuda_gemm_params &p, int hi, int warp) {
+  __device__ __forceinline__ void settle(const lutmm_cuda_gemm_params &p, int hi) {
     while (unit >= part_end && part_end < hi) {
-      unit = part_end + warp;
       column++;
-      it = warp;
+      it -= (int)p.iters;
       part_end = min(hi, part_end + (int)p.iters);
     }
   }
@@ -177,7 +180,7 @@ struct column_fetcher {
      * unit lies W units back */
     if (atom_of_unit == 0 || ((uint32_t)k & p.atom_group_mask) == 0) fetch_scales<ONE_ROW>(p, column, k, lane, entry);
   }
-  __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, int hi, int warp) {
+  __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, int hi) {
     if (done()) return;
     if (atom_of_unit == 0 && 2 * it + 1 < (int)p.k_atoms) {
       atom_of_unit = 1;
@@ -186,7 +189,7 @@ struct column_fetcher {
     atom_of_unit = 0;
     unit += W;
     it += W;
-    settle(p, hi, warp);
+    settle(p, hi);
   }
 };
 
@@ -254,6 +257,40 @@ __device__ __forceinline__ void add_column_parts(const lutmm_cuda_gemm_params &p
   store_rows<ROWS>(p, column, lane, v);
 }
 
+/* How a block's warps meet at a column part's end without a block
+ * barrier. Each thread puts its sums of part i in set i % 2 and arrives on
+ * that set's `full` barrier; one warp, the part's adder, waits for the
+ * phase, adds the set in warp order, as warp 0 did after a block barrier,
+ * and arrives on the set's `empty` barrier; before the set's next use
+ * (part i + 2) the warps wait for that. The adder is the warp holding the
+ * part's last unit (the warps take units round robin), which is about the
+ * last to finish it; the others go on into their next units. At a block
+ * barrier the warps with a unit fewer waited for the rest (12 % of the
+ * stall samples at 8192 × 8192, M = 1; docs/PERF.md, change 86). */
+template <int W>
+struct part_meeting {
+  uint32_t bars; /* full[2], then empty[2]: 8 bytes each, behind the window (LUTMM_COLUMN_MEETING_BYTES) */
+
+  __device__ __forceinline__ void init() const {
+    mbarrier_init_any(bars, 32 * W);
+    mbarrier_init_any(bars + 8, 32 * W);
+    mbarrier_init_any(bars + 16, 32);
+    mbarrier_init_any(bars + 24, 32);
+  }
+  /* Waits until part `part` may write its set: part − 2's adder is done. */
+  __device__ __forceinline__ void wait_for_set(int part) const {
+    if (part >= 2) mbarrier_wait_any(bars + 16 + 8 * (part & 1), (uint32_t)((part >> 1) - 1) & 1u);
+  }
+  /* This thread's sums of part `part` are in place. */
+  __device__ __forceinline__ void arrive(int part) const { mbarrier_arrive_any(bars + 8 * (part & 1)); }
+  /* The adder: waits for every warp's sums of part `part`. */
+  __device__ __forceinline__ void wait_for_sums(int part) const {
+    mbarrier_wait_any(bars + 8 * (part & 1), (uint32_t)(part >> 1) & 1u);
+  }
+  /* The adder, done reading part `part`'s set: frees it. */
+  __device__ __forceinline__ void release(int part) const { mbarrier_arrive_any(bars + 16 + 8 * (part & 1)); }
+};
+
 template <typename T, int BITS, bool ONE_ROW, int W, int ROWS>
 __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
   using R = column_ring<BITS, ONE_ROW, ROWS>;
@@ -261,7 +298,7 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
   const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
   const uint32_t base = smem_address(smem);
   const lutmm_skinny_layout layout = lutmm_column_layout_at(base, BITS, ONE_ROW, ROWS, W);
-  if (layout.end - base > dynamic_smem_bytes()) __trap();
+  if (layout.end + LUTMM_COLUMN_MEETING_BYTES - base > dynamic_smem_bytes()) __trap();
   /* two sets of W × ROWS × 64 sums, behind X's row in the whole-X form */
   float *sums = (float *)(smem + (R::X_WHOLE ? (size_t)p.k_atoms * 128 : 0));
   uint8_t *entries = smem + (layout.scales - base) + (size_t)warp * R::DEPTH * R::ENTRY;
@@ -292,26 +329,24 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
   for (int s = 0; s < R::DEPTH; s++) {
     fetch.template issue<BITS, ONE_ROW, ROWS>(p, planes, lane, x, ring_lane + s * R::SLOT, entries + s * R::ENTRY);
     cp_async_commit();
-    fetch.advance(p, hi, warp);
+    fetch.advance(p, hi);
   }
   build_table<T, 1, BITS, W>(p, smem + (layout.table - base));
+  const part_meeting<W> meet{layout.end};
+  if (threadIdx.x == 0) meet.init();
   if constexpr (R::X_WHOLE) cp_async_wait(R::DEPTH); /* this thread's part of X's row */
-  __syncthreads();                                     /* the table, and everyone's X */
+  __syncthreads();                                     /* the table, everyone's X and the barriers */
 
   int slot = 0;
   uint32_t scales[4];
 #pragma unroll
   for (int i = 0; i < 4; i++) scales[i] = 0;
-  float head[2 * ROWS]; /* the first block's own part of the column its range ends in */
-#pragma unroll
-  for (int h = 0; h < 2 * ROWS; h++) head[h] = 0.0f;
-  int head_column = -1;
-  int parity = 0;
-  for (int part_lo = lo; part_lo < hi; parity ^= 1) {
+  int u = lo + warp; /* this warp's next unit, as its fetcher counts them */
+  for (int part_lo = lo, part = 0; part_lo < hi; part++) {
     const int column = part_lo / iters, part_hi = min(hi, (column + 1) * iters);
     float acc[1][4][4];
     zero_floats(acc);
-    for (int u = part_lo + warp; u < part_hi; u += W) {
+    for (; u < part_hi; u += W) {
       const int even = 2 * (u - column * iters);
       const int atoms = even + 1 < (int)p.k_atoms ? 2 : 1;
 #pragma unroll
@@ -327,26 +362,25 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
         fetch.template issue<BITS, ONE_ROW, ROWS>(p, planes, lane, x, ring_lane + slot * R::SLOT,
                                                   entries + slot * R::ENTRY);
         cp_async_commit();
-        fetch.advance(p, hi, warp);
+        fetch.advance(p, hi);
         slot = slot + 1 == R::DEPTH ? 0 : slot + 1;
       }
     }
-    /* Two sets of sums: warp 0 reads this part's while the others go on
-     * into the next part; the barrier after that part orders its reads
-     * before the set is written again. */
-    float *set = sums + parity * W * ROWS * 64;
+    float *set = sums + (part & 1) * W * ROWS * 64;
+    meet.wait_for_set(part);
     put_rows<ROWS>(set + warp * ROWS * 64, lane, acc);
-    __syncthreads();
-    if (warp == 0) {
+    meet.arrive(part);
+    if (warp == (part_hi - 1 - lo) % W) { /* the part's last unit is this warp's: it adds the part */
+      meet.wait_for_sums(part);
       float v[2 * ROWS];
       add_warps<W, ROWS>(set, lane, v);
+      meet.release(part);
       const bool starts = part_lo == column * iters, ends = part_hi == (column + 1) * iters;
       if (starts && ends) {
         store_rows<ROWS>(p, column, lane, v);
-      } else if (starts) { /* the column's first block: its last part */
-#pragma unroll
-        for (int h = 0; h < 2 * ROWS; h++) head[h] = v[h];
-        head_column = column;
+      } else if (starts) { /* the column's first block, whose range ends in it: the column's last part */
+        const int last = (int)lutmm_cuda_block_of_unit(p.units, p.grid, (int64_t)(column + 1) * iters - 1);
+        add_column_parts<ROWS>(p, column, (int)blockIdx.x, last, lane, v);
       } else { /* a later contributor's first part */
         uint64_t *slot_words = p.tagged + (size_t)blockIdx.x * ROWS * 64 + lane;
 #pragma unroll
@@ -356,10 +390,6 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
     part_lo = part_hi;
   }
   cp_async_wait(0);
-  if (warp == 0 && head_column >= 0) {
-    const int last = (int)lutmm_cuda_block_of_unit(p.units, p.grid, (int64_t)(head_column + 1) * iters - 1);
-    add_column_parts<ROWS>(p, head_column, (int)blockIdx.x, last, lane, head);
-  }
 }
 
 }  // namespace skinny

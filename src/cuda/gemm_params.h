@@ -496,8 +496,13 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_column_layout_at(uint32_t base,
                                    ring * LUTMM_SKINNY_SCALE_ENTRY(one_row), ring * LUTMM_COLUMN_SLOT_BYTES(bits, rows));
 }
 
+/* Behind the column-stream window: two barriers a set of sums (mbarrier
+ * objects, 8 bytes each), by which the warps meet at a column part's end
+ * without a block barrier (column_kernel.cuh, part_meeting). */
+#define LUTMM_COLUMN_MEETING_BYTES 32u
+
 LUTMM_HD static inline size_t lutmm_column_smem_bytes(uint32_t base, int bits, int one_row, int rows, int warps) {
-  return (size_t)(lutmm_column_layout_at(base, bits, one_row, rows, warps).end - base);
+  return (size_t)(lutmm_column_layout_at(base, bits, one_row, rows, warps).end - base) + LUTMM_COLUMN_MEETING_BYTES;
 }
 
 /* Where the column-stream kernel takes M = 1 (same-run pairs on the H100,

@@ -1,8 +1,9 @@
-/* Shared-memory barriers with phases (mbarrier, sm_90 code of the wide
- * kernel only): its producer warp tells the MMA warpgroups that a stage has
+/* Shared-memory barriers with phases (mbarrier): in the wide kernel (its
+ * sm_90a code) the producer warp tells the MMA warpgroups that a stage has
  * landed, and they tell it that the stage may be refilled, without a
- * block-wide barrier. Outside sm_90a code the operations trap, as the
- * warpgroup MMAs do (wgmma.cuh). */
+ * block-wide barrier; outside sm_90a code those operations trap, as the
+ * warpgroup MMAs do (wgmma.cuh). The `_any` forms below serve every
+ * target. */
 #ifndef LUTMM_CUDA_MBARRIER_CUH
 #define LUTMM_CUDA_MBARRIER_CUH
 
@@ -11,6 +12,26 @@
 #include "wgmma.cuh"
 
 namespace lutmm_kernels {
+
+/* The forms every target of the library has (sm_80 and up), for the
+ * column-stream kernel's part sums (column_kernel.cuh, part_meeting): a
+ * thread's arrival releases its earlier shared-memory stores, the wait
+ * acquires them, and compute-sanitizer's racecheck sees the order (it does
+ * not see one made by atomics and fences, or by named barriers' arrive). */
+__device__ __forceinline__ void mbarrier_init_any(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive_any(uint32_t bar) {
+  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared.b64 state, [%0];\n}\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbarrier_wait_any(uint32_t bar, uint32_t parity) {
+  asm volatile(
+      "{\n.reg .pred done;\nLUTMM_MBARRIER_WAIT_ANY:\n"
+      "mbarrier.test_wait.parity.shared.b64 done, [%0], %1;\n"
+      "@!done bra LUTMM_MBARRIER_WAIT_ANY;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
 
 #if LUTMM_HAVE_WGMMA
 /* A barrier whose phase completes after `count` arrivals. */

@@ -1,8 +1,11 @@
 /* Random differential cases, CUDA vs reference, alternating exact and bound
  * mode, until a case count or a time limit; prints the case count and the
  * shape distribution. Usage: cuda_fuzz [--cases N] [--seconds S] [--seed X]
- * [--workspace BYTES]. --workspace lends the context a workspace of that
- * many bytes (a small one gives every Stream-K launch one block per tile).
+ * [--workspace BYTES] [--shapes all|column]. --workspace lends the context a
+ * workspace of that many bytes (a small one gives every Stream-K launch one
+ * block per tile); --shapes column draws every case from the
+ * column-stream kernel's shapes (M = 1..4 over 32 to 64 atom columns), so
+ * that a short sanitizer run meets that kernel in most of its cases.
  * Exit 0 clean, 1 on any mismatch, 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,13 +38,15 @@ static int64_t random_m(uint64_t *s) {
   return 265 + harness_pick(s, 836);
 }
 
+static int column_shapes_only; /* --shapes column */
+
 static void random_case(uint64_t *s, long index, gemm_case *c) {
   memset(c, 0, sizeof *c);
   c->bits = 1 + (int)harness_pick(s, 8);
   c->m = random_m(s);
   /* One case in 16 over W wider than 4096 columns with a short K: on
    * Hopper the wide kernel's 64-row tiles (M = 33..64) take only such W. */
-  const int wide_w = harness_pick(s, 16) == 0;
+  const int wide_w = !column_shapes_only && harness_pick(s, 16) == 0;
   /* One in 16 of the others over a long K and at most 1100 columns: on
    * Hopper, tiles cut among several clusters (lutmm_skinny_cluster_plan),
    * else columns cut among many blocks. */
@@ -50,8 +55,8 @@ static void random_case(uint64_t *s, long index, gemm_case *c) {
    * column-stream kernel's shapes (M = 2..4 take it only from 32 atom
    * columns) and the skinny kernel's M block 1 beside them, columns cut
    * among 2 to 4 blocks. */
-  const int column = !wide_w && !deep && harness_pick(s, 8) == 0;
-  if (column) c->m = 1 + harness_pick(s, 8);
+  const int column = column_shapes_only || (!wide_w && !deep && harness_pick(s, 8) == 0);
+  if (column) c->m = 1 + harness_pick(s, column_shapes_only ? 4 : 8);
   c->n = wide_w ? 4097 + harness_pick(s, 1024)
          : deep ? 1 + harness_pick(s, 1100)
          : column ? 2048 + harness_pick(s, 2049)
@@ -117,6 +122,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--seconds") == 0) seconds = atof(argv[i + 1]);
     else if (strcmp(argv[i], "--seed") == 0) seed = strtoull(argv[i + 1], NULL, 10);
     else if (strcmp(argv[i], "--workspace") == 0) workspace_bytes = strtoull(argv[i + 1], NULL, 10);
+    else if (strcmp(argv[i], "--shapes") == 0) column_shapes_only = strcmp(argv[i + 1], "column") == 0;
   }
   if (seconds > 0.0 && max_cases == 1000) max_cases = -1;
   harness h;

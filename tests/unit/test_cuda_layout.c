@@ -515,14 +515,26 @@ static void skinny_cluster_plan(void) {
     CHECK(LUTMM_SKINNY_RING(bits, 1, 1) * LUTMM_SKINNY_SLOT_BYTES(bits) >= 8u * 64u * sizeof(float));
 }
 
+/* Either form's block: its window and, behind it, the parts' barriers,
+ * within Hopper's block. */
+static void column_bytes_one(uint32_t base, int bits, int one_row, int rows) {
+  const int warps = lutmm_skinny_warps(1, bits);
+  const lutmm_skinny_layout l = lutmm_column_layout_at(base, bits, one_row, rows, warps);
+  const size_t bytes = lutmm_column_smem_bytes(base, bits, one_row, rows, warps);
+  CHECK(l.end % 16 == 0 && bytes == (size_t)(l.end - base) + LUTMM_COLUMN_MEETING_BYTES);
+  if (base == HOPPER_RESERVED && bytes > HOPPER_BLOCK_LIMIT && LUTMM_COLUMN_KERNEL_EXISTS(bits, one_row, rows))
+    unit_fail(__FILE__, __LINE__, "column bits %d one_row %d rows %d needs %zu bytes", bits, one_row, rows, bytes);
+}
+
 /* The column-stream kernel's layout with carried X (two sets of the
  * warps' sums, the scale entries, the table on a 64 KiB boundary, rings
  * whose slots carry an atom and its X rows), stated as needs, for every
  * instantiation within Hopper's block (one row: the skinny layout, checked
- * above); its rows for M and K; and the measured rule: at M = 1 codes of 4
- * bits and up with one-row scales anywhere, codes of up to 6 bits on W of
- * 32 atom columns up to half the SMs; at M = 2..4 the first from 32 atom
- * columns, the second at M = 2 only. */
+ * above, with the parts' barriers behind it); its rows for M and K; and the
+ * measured rule: at M = 1 codes of 4 bits and up with one-row scales
+ * anywhere, codes of up to 6 bits on W of 32 atom columns up to half the
+ * SMs; at M = 2..4 the first from 32 atom columns, the second at M = 2
+ * only. */
 static void column_layout_one(uint32_t base, int bits, int one_row, int rows) {
   const int warps = lutmm_skinny_warps(1, bits);
   const lutmm_skinny_layout l = lutmm_column_layout_at(base, bits, one_row, rows, warps);
@@ -539,10 +551,7 @@ static void column_layout_one(uint32_t base, int bits, int one_row, int rows) {
       unit_fail(__FILE__, __LINE__, "column bits %d one_row %d rows %d: warp %u's ring at %u", bits, one_row, rows, w,
                 start);
   }
-  const size_t bytes = lutmm_column_smem_bytes(base, bits, one_row, rows, warps);
-  CHECK(bytes == (size_t)(l.end - base));
-  if (base == HOPPER_RESERVED && bytes > HOPPER_BLOCK_LIMIT && LUTMM_COLUMN_KERNEL_EXISTS(bits, one_row, rows))
-    unit_fail(__FILE__, __LINE__, "column bits %d one_row %d rows %d needs %zu bytes", bits, one_row, rows, bytes);
+  column_bytes_one(base, bits, one_row, rows);
 }
 
 /* Carried X of `rows` rows as the copies place it and ldmatrix reads it
@@ -581,6 +590,9 @@ static void column_stream_rule(void) {
     for (int rows = 2; rows <= LUTMM_COLUMN_MAX_ROWS; rows *= 2)
       for (int bits = 1; bits <= 8; bits++)
         for (int one_row = 0; one_row < 2; one_row++) column_layout_one(base, bits, one_row, rows);
+  for (uint32_t base = 0; base <= 4096; base += 512)
+    for (int bits = 1; bits <= 8; bits++)
+      for (int one_row = 0; one_row < 2; one_row++) column_bytes_one(base, bits, one_row, 1);
   /* one row whole while X and the sums fit the 36 KiB region: 224 k-atoms
    * beside 16 warps' sums, 240 beside 12 warps'; else carried, 2 rows */
   CHECK(lutmm_column_rows(1, 224, 16) == 1 && lutmm_column_rows(1, 225, 16) == 2);
