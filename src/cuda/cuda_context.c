@@ -18,9 +18,11 @@ static cudaError_t read_cooperative(lutmm_cuda_state *s) {
   const cudaError_t err = cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, s->device);
   const char *env = getenv("LUTMM_CUDA_COOPERATIVE");
   s->cooperative = err == cudaSuccess && supported && !(env != NULL && strcmp(env, "0") == 0);
-  /* LUTMM_CUDA_COLUMN_STREAM=0 leaves M <= 4 to the skinny kernel */
+  /* LUTMM_CUDA_COLUMN_STREAM=0 leaves M <= 4 to the skinny kernel; =any
+   * takes the column stream wherever its kernel exists and fits, past the
+   * measured rule (lutmm_column_stream_pays), to measure that rule again */
   const char *column = getenv("LUTMM_CUDA_COLUMN_STREAM");
-  s->column_stream = !(column != NULL && strcmp(column, "0") == 0);
+  s->column_stream = column == NULL ? 1 : strcmp(column, "0") == 0 ? 0 : strcmp(column, "any") == 0 ? 2 : 1;
   return err;
 }
 

@@ -153,7 +153,8 @@ static int plan_column_stream(const lutmm_cuda_state *s, const lutmm_weights *w,
   if (m > LUTMM_COLUMN_MAX_ROWS || !s->column_stream || !LUTMM_COLUMN_KERNEL_EXISTS(bits, p->atom_one_group, rows) ||
       !cooperative || !s->cooperative || units > INT32_MAX ||
       m * w->params.k * 2 > INT32_MAX ||
-      !lutmm_column_stream_pays(bits, p->atom_one_group, g->n_atoms, g->k_atoms, s->sm_count, m) ||
+      (s->column_stream == 1 &&
+       !lutmm_column_stream_pays(bits, p->atom_one_group, g->n_atoms, g->k_atoms, s->sm_count, m)) ||
       lutmm_column_smem_bytes(s->smem_base, bits, p->atom_one_group, rows, warps) > s->smem_per_block ||
       (size_t)grid * (size_t)rows * 64 > s->tagged_words || capturing)
     return 0;

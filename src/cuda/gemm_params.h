@@ -529,12 +529,18 @@ LUTMM_HD static inline size_t lutmm_column_smem_bytes(uint32_t base, int bits, i
  * the skinny kernel was 6-8 % faster on 8192 x 28672 and 28672 x 8192
  * until change 84 took the column stream's per-atom divisions out; since
  * then the column stream is 0-7 % faster there too (docs/PERF.md, changes
- * 80 and 85), so no rule depends on the device's DRAM. */
+ * 80 and 85), so no rule depends on the device's DRAM. Since change 86
+ * (no barrier at a part's end, shares even across the range) the column
+ * stream also runs codes of up to 4 bits with any scales at M = 1..2
+ * wherever its kernel exists (change 87, H200: NF2, NF3 and groups of 32
+ * 3-15 % faster at M = 1 on every benchmark shape and up to 12 % at M = 2,
+ * but +1-2 % for groups of 32 on 8192 x 28672 at M = 2; 1-bit codes are
+ * not timed by the benchmark and follow the 2-bit ones). */
 LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64_t n_atoms, int64_t k_atoms,
                                                    int sm_count, int64_t m) {
   const int64_t units = n_atoms * ((k_atoms + 1) / 2);
   if (m > 1 && bits >= 7 && units < 2 * (int64_t)LUTMM_SKINNY_WARPS(1, bits) * sm_count) return 0;
-  return (one_row && bits >= 4 && (m == 1 || n_atoms >= 32)) ||
+  return (m <= 2 && bits <= 4) || (one_row && bits >= 4 && (m == 1 || n_atoms >= 32)) ||
          (m <= 2 && bits <= LUTMM_COLUMN_STREAM_SLAB_BITS && n_atoms >= 32 && 2 * n_atoms <= sm_count);
 }
 

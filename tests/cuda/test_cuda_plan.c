@@ -267,20 +267,21 @@ static long sweep_state(const device_model *d, const lutmm_cuda_state *s) {
 }
 
 /* The sweep on each model, with each workspace, with the column-stream
- * kernel (the default) and without it (LUTMM_CUDA_COLUMN_STREAM=0). */
+ * kernel where its rule allows (the default), without it
+ * (LUTMM_CUDA_COLUMN_STREAM=0) and wherever it fits (=any). */
 static void sweep_invariants(void) {
   const device_model *devices[] = {&h100, &h100_pcie, &a100, &ada};
   static lutmm_cuda_state s;
   long plans = 0;
   for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++)
     for (size_t ws = 0; ws < sizeof sweep_workspaces / sizeof sweep_workspaces[0]; ws++)
-      for (int column_stream = 0; column_stream < 2; column_stream++) {
+      for (int column_stream = 0; column_stream < 3; column_stream++) {
         model_state(devices[d], &s);
         if (sweep_workspaces[ws] > 0) s.workspace_bytes = sweep_workspaces[ws] == 1 ? 0 : sweep_workspaces[ws];
         s.column_stream = column_stream;
         plans += sweep_state(devices[d], &s);
       }
-  CHECK(plans > 1800000); /* the sweep ran */
+  CHECK(plans > 2700000); /* the sweep ran */
 }
 
 /* The kernel, and for skinny launches the column-stream choice and M
@@ -322,12 +323,13 @@ static void hopper_choices(void) {
   CHECK(model_weights(4, 28672, 8192, 128, LUTMM_DTYPE_F16, &w));
   c = plan_call(&s, &w, 1, 0);
   CHECK(c.p[0].column_stream && lutmm_column_rows(1, c.p[0].k_atoms, c.p[0].warps) == 2);
-  /* codes of 3 and 2 bits on W of 448 atom columns stay on the skinny
-   * kernel (issue-bound, change 76); 8-bit codes take the column stream */
+  /* codes of 3 and 2 bits on W of 448 atom columns take the column
+   * stream at M = 1..2 since change 87 (the skinny kernel's before: change
+   * 76), not at M = 3..4; 8-bit codes take it */
   CHECK(model_weights(3, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
-  CHECK(!plan_call(&s, &w, 1, 0).p[0].column_stream);
+  CHECK(plan_call(&s, &w, 1, 0).p[0].column_stream && !plan_call(&s, &w, 3, 0).p[0].column_stream);
   CHECK(model_weights(2, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
-  CHECK(!plan_call(&s, &w, 1, 0).p[0].column_stream);
+  CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream && !plan_call(&s, &w, 4, 0).p[0].column_stream);
   CHECK(model_weights(8, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
   CHECK(plan_call(&s, &w, 1, 0).p[0].column_stream);
   /* per-slab scales (groups of 32) at M = 4 and 4-bit M = 5: the skinny kernel */
