@@ -194,7 +194,8 @@ memcheck() {
 # racecheck (also with a 4 KiB lent workspace: one block per tile, so the
 # wide kernel's blocks reuse their stages, and on the column-stream
 # kernel's shapes: the warps' sums change hands by mbarriers at each column
-# part's end), then synccheck (barrier use: the wide kernel's mbarriers).
+# part's end), then synccheck (barrier use, mbarriers among it, on the
+# shapes of all kernels).
 racecheck() {
   compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" \
     --cases 24 --seed 10 &&

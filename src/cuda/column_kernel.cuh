@@ -8,9 +8,9 @@
  * atoms of one column (warp w takes units w, w + W, ... of the range) and
  * the DRAM pages a block opens are its own. At a column's end the warps'
  * sums are added in shared memory (warp order) by the warp holding its
- * last unit, the others going on (part_meeting), so a column's partials are per block, not per
- * warp: a block's range cuts at most the column it starts in and the one
- * it ends in.
+ * last unit, the others going on (part_meeting), so a column's partials
+ * are per block, not per warp: a block's range cuts at most the column it
+ * starts in and the one it ends in.
  *
  * Cut columns (cooperative launches only, like the skinny kernel's tags):
  * the block holding a column's first unit ends its range in it, so it

@@ -25,8 +25,8 @@ typedef struct lutmm_cuda_state {
   int *flags;             /* device int[2]: error reports of quantize/pack */
   int *tickets;           /* device int[SMs × 16]: skinny-kernel fixup counters, zero between launches */
   int cooperative;        /* skinny launches are cooperative (the device supports it, LUTMM_CUDA_COOPERATIVE != 0) */
-  int column_stream;      /* M <= 4 may take the column-stream kernel: 0 never, 1 where its rule says, 2 wherever
-                             it fits (LUTMM_CUDA_COLUMN_STREAM unset, =0, =any) */
+  int column_stream;      /* M <= 4 may take the column-stream kernel: 0 never (LUTMM_CUDA_COLUMN_STREAM=0), 1 where
+                             its rule says (unset), 2 wherever it fits (=any) */
   uint64_t *tagged;       /* device: tagged partials of cooperative skinny launches (SMs × LUTMM_SKINNY_TAGGED_PER_SM) */
   size_t tagged_words;
   uint32_t last_tag;      /* the tag of the last launch that used `tagged` (0: none since it was zeroed) */

@@ -512,8 +512,8 @@ LUTMM_HD static inline size_t lutmm_column_smem_bytes(uint32_t base, int bits, i
  * 28672 went from 49.2 to 46.2 us); codes of up to 6 bits with any scales
  * where W has 32 atom columns or more but at most half as many as the SMs
  * (4096 x 4096, 14336 x 4096: -3 to -16 %). On wider W, codes of 1..3 bits
- * and per-slab scales ran 2-12 % slower: their issue-bound warps wait at
- * each column's barrier for the warp with one unit more. The 12-warp
+ * and per-slab scales ran 2-12 % slower: their issue-bound warps waited at
+ * each column's barrier for the warp with one unit more (until change 86). The 12-warp
  * blocks of 7- and 8-bit codes with per-slab scales ran 9-10 % slower on
  * 4096 x 4096 (about 1.3 units a warp), though 5-9 % faster on 14336 x
  * 4096. At M = 2..4 (change 77, carried X): one-row codes of 4 bits and
@@ -533,9 +533,10 @@ LUTMM_HD static inline size_t lutmm_column_smem_bytes(uint32_t base, int bits, i
  * (no barrier at a part's end, shares even across the range) the column
  * stream also runs codes of up to 4 bits with any scales at M = 1..2
  * wherever its kernel exists (change 87, H200: NF2, NF3 and groups of 32
- * 3-15 % faster at M = 1 on every benchmark shape and up to 12 % at M = 2,
- * but +1-2 % for groups of 32 on 8192 x 28672 at M = 2; 1-bit codes are
- * not timed by the benchmark and follow the 2-bit ones). */
+ * 5-16 % faster at M = 1 on every benchmark shape but groups of 32 on
+ * 28672 x 8192, -2.5 to +1.2 %, and 3-13 % at M = 2 but on 8192 x 28672,
+ * -2.5 to +3.2 %; 1-bit codes are not timed by the benchmark and follow
+ * the 2-bit ones). */
 LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64_t n_atoms, int64_t k_atoms,
                                                    int sm_count, int64_t m) {
   const int64_t units = n_atoms * ((k_atoms + 1) / 2);

@@ -3,9 +3,10 @@
  * shape distribution. Usage: cuda_fuzz [--cases N] [--seconds S] [--seed X]
  * [--workspace BYTES] [--shapes all|column]. --workspace lends the context a
  * workspace of that many bytes (a small one gives every Stream-K launch one
- * block per tile); --shapes column draws every case from the
- * column-stream kernel's shapes (M = 1..4 over 32 to 64 atom columns), so
- * that a short sanitizer run meets that kernel in most of its cases.
+ * block per tile); --shapes column draws every case at M = 1..4, half
+ * over 32 to 64 atom columns and half over 133 to 400 with a short K (a
+ * block's range then spans three or four columns), so that a short
+ * sanitizer run meets the column-stream kernel in most of its cases.
  * Exit 0 clean, 1 on any mismatch, 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,20 +51,27 @@ static void random_case(uint64_t *s, long index, gemm_case *c) {
   /* One in 16 of the others over a long K and at most 1100 columns: on
    * Hopper, tiles cut among several clusters (lutmm_skinny_cluster_plan),
    * else columns cut among many blocks. */
-  const int deep = !wide_w && harness_pick(s, 16) == 0;
+  const int deep = !wide_w && !column_shapes_only && harness_pick(s, 16) == 0;
   /* One in 8 of the rest at M = 1..8 over 32 to 64 atom columns: the
-   * column-stream kernel's shapes (M = 2..4 take it only from 32 atom
-   * columns) and the skinny kernel's M block 1 beside them, columns cut
-   * among 2 to 4 blocks. */
+   * column-stream kernel's shapes (one-row codes of 4 bits and up take it
+   * at M = 3..4 only from 32 atom columns) and the skinny kernel's M block
+   * 1 beside them, columns cut among 2 to 4 blocks. */
   const int column = column_shapes_only || (!wide_w && !deep && harness_pick(s, 8) == 0);
   if (column) c->m = 1 + harness_pick(s, column_shapes_only ? 4 : 8);
-  c->n = wide_w ? 4097 + harness_pick(s, 1024)
-         : deep ? 1 + harness_pick(s, 1100)
-         : column ? 2048 + harness_pick(s, 2049)
-                : 1 + harness_pick(s, harness_pick(s, 4) == 0 ? 700 : 200);
+  /* --shapes column: half its cases over 133 to 400 atom columns and K of
+   * 1..4 atoms, so that a block's range spans three or four columns and
+   * its warps write each set of sums twice (part_meeting's `empty`
+   * barrier). */
+  const int many_parts = column_shapes_only && harness_pick(s, 2) == 0;
+  c->n = wide_w       ? 4097 + harness_pick(s, 1024)
+         : deep       ? 1 + harness_pick(s, 1100)
+         : many_parts ? 8449 + harness_pick(s, 17152)
+         : column     ? 2048 + harness_pick(s, 2049)
+                      : 1 + harness_pick(s, harness_pick(s, 4) == 0 ? 700 : 200);
   /* K: multiples of 16 with real groups, or any value with one group. */
   if (wide_w) c->k = 16 * (1 + harness_pick(s, 7));
   else if (deep) c->k = 64 * (32 + harness_pick(s, 193));
+  else if (many_parts) c->k = 64 * (1 + harness_pick(s, 4));
   else if (column) { /* K short enough that M stays whole below */
     const int64_t most = 40000000 / (16 * c->m * c->n);
     c->k = 16 * (4 + harness_pick(s, most < 304 ? most - 3 : 300));
@@ -122,7 +130,13 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--seconds") == 0) seconds = atof(argv[i + 1]);
     else if (strcmp(argv[i], "--seed") == 0) seed = strtoull(argv[i + 1], NULL, 10);
     else if (strcmp(argv[i], "--workspace") == 0) workspace_bytes = strtoull(argv[i + 1], NULL, 10);
-    else if (strcmp(argv[i], "--shapes") == 0) column_shapes_only = strcmp(argv[i + 1], "column") == 0;
+    else if (strcmp(argv[i], "--shapes") == 0) {
+      if (strcmp(argv[i + 1], "all") != 0 && strcmp(argv[i + 1], "column") != 0) {
+        fprintf(stderr, "cuda_fuzz: --shapes takes all or column\n");
+        return 2;
+      }
+      column_shapes_only = strcmp(argv[i + 1], "column") == 0;
+    }
   }
   if (seconds > 0.0 && max_cases == 1000) max_cases = -1;
   harness h;

@@ -817,7 +817,8 @@ static int column_stream_expected(const lutmm_cuda_state *s, const gemm_case *c)
   const int rows = lutmm_column_rows(c->m, k_atoms, lutmm_skinny_warps(1, c->bits));
   const int64_t units = n_atoms * ((k_atoms + 1) / 2);
   return s->column_stream && c->m <= LUTMM_COLUMN_MAX_ROWS && LUTMM_COLUMN_KERNEL_EXISTS(c->bits, one_row, rows) &&
-         units <= INT32_MAX && lutmm_column_stream_pays(c->bits, one_row, n_atoms, k_atoms, s->sm_count, c->m);
+         units <= INT32_MAX &&
+         (s->column_stream == 2 || lutmm_column_stream_pays(c->bits, one_row, n_atoms, k_atoms, s->sm_count, c->m));
 }
 
 /* Runs each case in exact and bound mode and checks that its launch took
