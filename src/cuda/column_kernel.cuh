@@ -272,10 +272,10 @@ struct part_meeting {
   uint32_t bars; /* full[2], then empty[2]: 8 bytes each, behind the window (LUTMM_COLUMN_MEETING_BYTES) */
 
   __device__ __forceinline__ void init() const {
-    mbarrier_init_any(bars, 32 * W);
-    mbarrier_init_any(bars + 8, 32 * W);
-    mbarrier_init_any(bars + 16, 32);
-    mbarrier_init_any(bars + 24, 32);
+    mbarrier_init(bars, 32 * W);
+    mbarrier_init(bars + 8, 32 * W);
+    mbarrier_init(bars + 16, 32);
+    mbarrier_init(bars + 24, 32);
   }
   /* Waits until part `part` may write its set: part − 2's adder is done. */
   __device__ __forceinline__ void wait_for_set(int part) const {

@@ -1,9 +1,9 @@
 /* Shared-memory barriers with phases (mbarrier): in the wide kernel (its
  * sm_90a code) the producer warp tells the MMA warpgroups that a stage has
  * landed, and they tell it that the stage may be refilled, without a
- * block-wide barrier; outside sm_90a code those operations trap, as the
- * warpgroup MMAs do (wgmma.cuh). The `_any` forms below serve every
- * target. */
+ * block-wide barrier; outside sm_90a code its arrivals and waits trap, as
+ * the warpgroup MMAs do (wgmma.cuh). The initialisation and the `_any`
+ * arrival and wait serve every target. */
 #ifndef LUTMM_CUDA_MBARRIER_CUH
 #define LUTMM_CUDA_MBARRIER_CUH
 
@@ -13,14 +13,17 @@
 
 namespace lutmm_kernels {
 
-/* The forms every target of the library has (sm_80 and up), for the
- * column-stream kernel's part sums (column_kernel.cuh, part_meeting): a
- * thread's arrival releases its earlier shared-memory stores, the wait
- * acquires them, and compute-sanitizer's racecheck sees the order (it does
- * not see one made by atomics and fences, or by named barriers' arrive). */
-__device__ __forceinline__ void mbarrier_init_any(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+/* A barrier whose phase completes after `count` arrivals (every target). */
+__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 }
+
+/* Arrival and wait in the forms every target of the library has (sm_80
+ * and up), for the column-stream kernel's part sums (column_kernel.cuh,
+ * part_meeting): a thread's arrival releases its earlier shared-memory
+ * stores, the wait acquires them, and compute-sanitizer's racecheck sees
+ * the order (it does not see one made by atomics and fences, or by named
+ * barriers' arrive). */
 __device__ __forceinline__ void mbarrier_arrive_any(uint32_t bar) {
   asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared.b64 state, [%0];\n}\n" ::"r"(bar) : "memory");
 }
@@ -34,11 +37,6 @@ __device__ __forceinline__ void mbarrier_wait_any(uint32_t bar, uint32_t parity)
 }
 
 #if LUTMM_HAVE_WGMMA
-/* A barrier whose phase completes after `count` arrivals. */
-__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
 /* One arrival, releasing this thread's earlier memory operations. */
 __device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
@@ -67,7 +65,6 @@ __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
       : "memory");
 }
 #else
-__device__ __forceinline__ void mbarrier_init(uint32_t, uint32_t) { __trap(); }
 __device__ __forceinline__ void mbarrier_arrive(uint32_t) { __trap(); }
 __device__ __forceinline__ void mbarrier_arrive_after_copies(uint32_t) { __trap(); }
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t, uint32_t) { __trap(); }
