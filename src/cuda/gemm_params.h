@@ -541,8 +541,9 @@ LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64
                                                    int sm_count, int64_t m) {
   const int64_t units = n_atoms * ((k_atoms + 1) / 2);
   if (m > 1 && bits >= 7 && units < 2 * (int64_t)LUTMM_SKINNY_WARPS(1, bits) * sm_count) return 0;
-  return (m <= 2 && bits <= 4) || (one_row && bits >= 4 && (m == 1 || n_atoms >= 32)) ||
-         (m <= 2 && bits <= LUTMM_COLUMN_STREAM_SLAB_BITS && n_atoms >= 32 && 2 * n_atoms <= sm_count);
+  if (m <= 2 && bits <= 4) return 1; /* change 87 */
+  return (one_row && bits >= 4 && (m == 1 || n_atoms >= 32)) ||
+         (m <= 2 && bits <= LUTMM_COLUMN_STREAM_SLAB_BITS && n_atoms >= 32 && 2 * n_atoms <= sm_count); /* 5, 6 bits */
 }
 
 /* Skinny kernels that can share a cut column's reduction among its

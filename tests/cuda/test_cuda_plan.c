@@ -325,11 +325,19 @@ static void hopper_choices(void) {
   CHECK(c.p[0].column_stream && lutmm_column_rows(1, c.p[0].k_atoms, c.p[0].warps) == 2);
   /* codes of 3 and 2 bits on W of 448 atom columns take the column
    * stream at M = 1..2 since change 87 (the skinny kernel's before: change
-   * 76), not at M = 3..4; 8-bit codes take it */
+   * 76); 8-bit codes take it */
   CHECK(model_weights(3, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
-  CHECK(plan_call(&s, &w, 1, 0).p[0].column_stream && !plan_call(&s, &w, 3, 0).p[0].column_stream);
+  CHECK(plan_call(&s, &w, 1, 0).p[0].column_stream);
   CHECK(model_weights(2, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
+  CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream);
+  /* 4-bit codes on 16 atom columns (8192 x 1024): the column stream at
+   * M = 2 (change 87), the rule leaves M = 4 to the skinny kernel though
+   * its kernel exists; =any takes that too */
+  CHECK(model_weights(4, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
   CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream && !plan_call(&s, &w, 4, 0).p[0].column_stream);
+  s.column_stream = 2;
+  CHECK(plan_call(&s, &w, 4, 0).p[0].column_stream);
+  s.column_stream = 1;
   CHECK(model_weights(8, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
   CHECK(plan_call(&s, &w, 1, 0).p[0].column_stream);
   /* per-slab scales (groups of 32) at M = 4 and 4-bit M = 5: the skinny kernel */
