@@ -27,13 +27,27 @@ __device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t count) {
 __device__ __forceinline__ void mbarrier_arrive_any(uint32_t bar) {
   asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared.b64 state, [%0];\n}\n" ::"r"(bar) : "memory");
 }
+
+/* Waits until the phase of parity `parity` has completed (acquire). From
+ * sm_90 with try_wait, which suspends the waiting warp for a while inside
+ * the instruction, so that its issue slots go to the warps still working;
+ * before that by polling test_wait, which returns at once. */
 __device__ __forceinline__ void mbarrier_wait_any(uint32_t bar, uint32_t parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile(
-      "{\n.reg .pred done;\nLUTMM_MBARRIER_WAIT_ANY:\n"
-      "mbarrier.test_wait.parity.shared.b64 done, [%0], %1;\n"
-      "@!done bra LUTMM_MBARRIER_WAIT_ANY;\n}\n" ::"r"(bar),
+      "{\n.reg .pred done;\nLUTMM_MBARRIER_WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra LUTMM_MBARRIER_WAIT;\n}\n" ::"r"(bar),
       "r"(parity)
       : "memory");
+#else
+  asm volatile(
+      "{\n.reg .pred done;\nLUTMM_MBARRIER_WAIT:\n"
+      "mbarrier.test_wait.parity.shared.b64 done, [%0], %1;\n"
+      "@!done bra LUTMM_MBARRIER_WAIT;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+#endif
 }
 
 #if LUTMM_HAVE_WGMMA
@@ -55,15 +69,8 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t
                : "memory");
 }
 
-/* Waits until the phase of parity `parity` has completed (acquire). */
-__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\nLUTMM_MBARRIER_WAIT:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra LUTMM_MBARRIER_WAIT;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
+/* The wide kernel's stage handoffs wait as the column stream does. */
+__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) { mbarrier_wait_any(bar, parity); }
 #else
 __device__ __forceinline__ void mbarrier_arrive(uint32_t) { __trap(); }
 __device__ __forceinline__ void mbarrier_arrive_after_copies(uint32_t) { __trap(); }
