@@ -505,45 +505,34 @@ LUTMM_HD static inline size_t lutmm_column_smem_bytes(uint32_t base, int bits, i
   return (size_t)(lutmm_column_layout_at(base, bits, one_row, rows, warps).end - base) + LUTMM_COLUMN_MEETING_BYTES;
 }
 
-/* Where the column-stream kernel takes M = 1 (same-run pairs on the H100,
- * docs/PERF.md, change 76): codes of 4 bits and up with one-row scales on
- * every benchmark shape it fits (-3 to -18 %: the block's one run of the
- * planes and a cut column's one round trip at the end; NF4 g128 on 8192 x
- * 28672 went from 49.2 to 46.2 us); codes of up to 6 bits with any scales
- * where W has 32 atom columns or more but at most half as many as the SMs
- * (4096 x 4096, 14336 x 4096: -3 to -16 %). On wider W, codes of 1..3 bits
- * and per-slab scales ran 2-12 % slower: their issue-bound warps waited at
- * each column's barrier for the warp with one unit more (until change 86). The 12-warp
- * blocks of 7- and 8-bit codes with per-slab scales ran 9-10 % slower on
- * 4096 x 4096 (about 1.3 units a warp), though 5-9 % faster on 14336 x
- * 4096. At M = 2..4 (change 77, carried X): one-row codes of 4 bits and
- * up 0-13 % faster on W of 64 atom columns and more (NF4 g128: 28672 x
- * 8192 -6 %, 8192 x 28672 -2 %, 4096 x 4096 -13 %), but 3-14 % slower on
- * 8192 x 1024 (16 columns cut about 8 ways, each part a block's whole
- * range), hence 32 columns at least; the 12-warp blocks of 7- and 8-bit
- * codes 2-7 % slower where a warp gets under two units (4096 x 4096:
- * about 1.3), 4-10 % faster with more (14336 x 4096, 4096 x 14336: 4.5).
- * Narrow W with any scales as at M = 1 for M = 2 (4-10 % faster), but at
- * M = 3..4 4-row per-slab kernels (a first build's, spilling 44-100 B)
- * ran 9-19 % slower, so there are none. The same holds on the H200: there
- * the skinny kernel was 6-8 % faster on 8192 x 28672 and 28672 x 8192
- * until change 84 took the column stream's per-atom divisions out; since
- * then the column stream is 0-7 % faster there too (docs/PERF.md, changes
- * 80 and 85), so no rule depends on the device's DRAM. Since change 86
- * (no barrier at a part's end, shares even across the range) the column
- * stream also runs codes of up to 4 bits with any scales at M = 1..2
- * wherever its kernel exists (change 87, H200: NF2, NF3 and groups of 32
- * 5-16 % faster at M = 1 on every benchmark shape but groups of 32 on
- * 28672 x 8192, -2.5 to +1.2 %, and 3-13 % at M = 2 but on 8192 x 28672,
- * -2.5 to +3.2 %; 1-bit codes are not timed by the benchmark and follow
- * the 2-bit ones). */
+/* Where the column-stream kernel runs, wherever its kernel exists and fits
+ * (plan_column_stream).
+ * - M = 1..2: always. Until change 86 the warps met at a block barrier at
+ *   each column's end and waited there for the warp with one unit more, so
+ *   issue-bound codes (1..3 bits, per-slab scales, 5..8 bits on narrow W)
+ *   ran 2-12 % slower in the column stream on the H100 (changes 76 and 77)
+ *   and kept the skinny kernel there. Without that barrier the column
+ *   stream was faster at every point measured on the H200: codes of up to
+ *   4 bits 5-16 % at M = 1 and 3-13 % at M = 2, with single points of
+ *   groups of 32 on 28672 x 8192 and of 8192 x 28672 at M = 2 between
+ *   -3.2 and +3.2 % (change 87); codes of 5 and 6 bits with groups of 32
+ *   4-16 % at M = 1 and 2-13 % at M = 2, one-row codes of 5..8 bits on 16
+ *   atom columns (8192 x 1024) 9-26 % and the 12-warp blocks of 7 and 8
+ *   bits on 4096 x 4096 11-12 % at M = 2 (change 89). 1-bit codes are not
+ *   timed by the benchmark and follow the 2-bit ones.
+ * - M = 3..4 (four carried rows; the kernel exists for one-row codes of 4
+ *   bits and up): from 32 atom columns (change 77, H100: 0-13 % faster on
+ *   W of 64 columns and more, 3-14 % slower on 8192 x 1024, 16 columns cut
+ *   about 8 ways, each part a block's whole range; H200, change 87: 0 to
+ *   +3.5 % there still), and for the 12-warp blocks of 7 and 8 bits only
+ *   with two units a warp (2-7 % slower on 4096 x 4096, about 1.3 units a
+ *   warp; 4-10 % faster with 4.5). */
 LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64_t n_atoms, int64_t k_atoms,
                                                    int sm_count, int64_t m) {
+  if (m <= 2) return 1;
   const int64_t units = n_atoms * ((k_atoms + 1) / 2);
-  if (m > 1 && bits >= 7 && units < 2 * (int64_t)LUTMM_SKINNY_WARPS(1, bits) * sm_count) return 0;
-  if (m <= 2 && bits <= 4) return 1; /* change 87 */
-  return (one_row && bits >= 4 && (m == 1 || n_atoms >= 32)) ||
-         (m <= 2 && bits <= LUTMM_COLUMN_STREAM_SLAB_BITS && n_atoms >= 32 && 2 * n_atoms <= sm_count); /* 5, 6 bits */
+  if (bits >= 7 && units < 2 * (int64_t)LUTMM_SKINNY_WARPS(1, bits) * sm_count) return 0;
+  return one_row && bits >= 4 && n_atoms >= 32;
 }
 
 /* Skinny kernels that can share a cut column's reduction among its

@@ -340,6 +340,20 @@ static void hopper_choices(void) {
   s.column_stream = 1;
   CHECK(model_weights(8, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
   CHECK(plan_call(&s, &w, 1, 0).p[0].column_stream);
+  /* codes of 5..8 bits at M = 1..2 wherever the kernel exists (change
+   * 89): per-slab 5- and 6-bit codes on 448 atom columns, one-row 5-bit on
+   * 16, the 12-warp 7-bit blocks on 4096 x 4096 (2,048 units); not at M = 3
+   * there (under two units a warp), nor per-slab 7-bit codes (no kernel) */
+  CHECK(model_weights(5, 8192, 28672, 32, LUTMM_DTYPE_F16, &w));
+  CHECK(plan_call(&s, &w, 1, 0).p[0].column_stream && !plan_call(&s, &w, 3, 0).p[0].column_stream);
+  CHECK(model_weights(6, 8192, 28672, 32, LUTMM_DTYPE_F16, &w));
+  CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream);
+  CHECK(model_weights(5, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
+  CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream);
+  CHECK(model_weights(7, 4096, 4096, 128, LUTMM_DTYPE_F16, &w));
+  CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream && !plan_call(&s, &w, 3, 0).p[0].column_stream);
+  CHECK(model_weights(7, 8192, 28672, 32, LUTMM_DTYPE_F16, &w));
+  CHECK(!plan_call(&s, &w, 1, 0).p[0].column_stream);
   /* per-slab scales (groups of 32) at M = 4 and 4-bit M = 5: the skinny kernel */
   CHECK(model_weights(4, 8192, 28672, 32, LUTMM_DTYPE_F16, &w));
   CHECK(!plan_call(&s, &w, 4, 0).p[0].column_stream);

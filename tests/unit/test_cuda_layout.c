@@ -605,26 +605,20 @@ static void column_stream_rule(void) {
   CHECK(!LUTMM_COLUMN_KERNEL_EXISTS(3, 1, 4) && !LUTMM_COLUMN_KERNEL_EXISTS(4, 0, 4));
   CHECK(LUTMM_COLUMN_KERNEL_EXISTS(6, 0, 2) && !LUTMM_COLUMN_KERNEL_EXISTS(7, 0, 2) && LUTMM_COLUMN_KERNEL_EXISTS(1, 1, 1));
   CHECK(LUTMM_COLUMN_SLOT_BYTES(4, 4) == 2048u + 4u * 128u);
-  /* M = 1..2: codes of up to 4 bits with any scales on any W (change 87);
-   * wider ones with one-row scales at M = 1, or on 32 atom columns up to
-   * half the SMs with any */
+  /* M = 1..2: every code width and scale on any W (changes 87 and 89) */
   CHECK(lutmm_column_stream_pays(4, 1, 448, 128, 132, 1) && lutmm_column_stream_pays(8, 1, 16, 128, 132, 1));
   CHECK(lutmm_column_stream_pays(4, 0, 448, 128, 132, 1) && lutmm_column_stream_pays(3, 1, 448, 128, 132, 1));
   CHECK(lutmm_column_stream_pays(1, 1, 67, 128, 132, 1) && lutmm_column_stream_pays(2, 1, 16, 128, 132, 2));
   CHECK(lutmm_column_stream_pays(4, 0, 448, 128, 132, 2) && lutmm_column_stream_pays(3, 0, 31, 128, 132, 2));
-  CHECK(lutmm_column_stream_pays(6, 0, 32, 128, 132, 1) && lutmm_column_stream_pays(5, 0, 66, 128, 132, 2));
-  CHECK(!lutmm_column_stream_pays(5, 0, 31, 128, 132, 1) && !lutmm_column_stream_pays(6, 0, 67, 128, 132, 1));
-  CHECK(!lutmm_column_stream_pays(7, 0, 64, 128, 132, 1) && !lutmm_column_stream_pays(6, 0, 448, 128, 132, 2));
+  CHECK(lutmm_column_stream_pays(5, 0, 31, 128, 132, 1) && lutmm_column_stream_pays(6, 0, 448, 128, 132, 2));
+  CHECK(lutmm_column_stream_pays(5, 1, 16, 128, 132, 2) && lutmm_column_stream_pays(8, 1, 64, 64, 132, 2));
   /* M = 3..4: one-row codes of 4 bits and up from 32 atom columns */
-  CHECK(lutmm_column_stream_pays(4, 1, 448, 128, 132, 4) && lutmm_column_stream_pays(4, 1, 32, 128, 132, 2));
-  CHECK(lutmm_column_stream_pays(4, 1, 16, 128, 132, 2) && !lutmm_column_stream_pays(4, 1, 31, 128, 132, 4));
-  CHECK(lutmm_column_stream_pays(4, 0, 64, 128, 132, 2) && !lutmm_column_stream_pays(4, 0, 64, 128, 132, 3));
-  CHECK(!lutmm_column_stream_pays(3, 1, 64, 128, 132, 4) && lutmm_column_stream_pays(3, 1, 64, 128, 132, 2));
-  CHECK(!lutmm_column_stream_pays(5, 1, 16, 128, 132, 2) && lutmm_column_stream_pays(5, 1, 32, 128, 132, 3));
-  /* 12-warp codes at M = 2..4: two units a warp (2 · 12 · 132 = 3168) */
+  CHECK(lutmm_column_stream_pays(4, 1, 448, 128, 132, 4) && lutmm_column_stream_pays(5, 1, 32, 128, 132, 3));
+  CHECK(!lutmm_column_stream_pays(4, 1, 31, 128, 132, 4) && !lutmm_column_stream_pays(4, 0, 64, 128, 132, 3));
+  CHECK(!lutmm_column_stream_pays(3, 1, 64, 128, 132, 4) && !lutmm_column_stream_pays(6, 0, 448, 128, 132, 3));
+  /* 12-warp codes at M = 3..4: two units a warp (2 · 12 · 132 = 3168) */
   CHECK(!lutmm_column_stream_pays(8, 1, 64, 64, 132, 4) && lutmm_column_stream_pays(8, 1, 64, 224, 132, 4));
-  CHECK(lutmm_column_stream_pays(7, 1, 99, 64, 132, 2) && !lutmm_column_stream_pays(7, 1, 98, 64, 132, 2));
-  CHECK(lutmm_column_stream_pays(8, 1, 64, 64, 132, 1)); /* M = 1: as measured in change 76 */
+  CHECK(lutmm_column_stream_pays(7, 1, 99, 64, 132, 3) && !lutmm_column_stream_pays(7, 1, 98, 64, 132, 3));
 }
 
 int main(int argc, char **argv) {
