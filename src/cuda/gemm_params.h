@@ -454,11 +454,12 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
 #define LUTMM_COLUMN_X_ROW_BYTES 128u /* a carried row of X in a slot */
 /* Whether the column-stream kernel of `rows` rows exists for these codes:
  * 1 and 2 rows with one-row scales or per-slab ones up to
- * LUTMM_COLUMN_STREAM_SLAB_BITS, 4 rows for one-row codes of 4 bits and
- * more. */
+ * LUTMM_COLUMN_STREAM_SLAB_BITS, 4 rows for one-row codes of 2 bits and
+ * more (per-slab 4-row kernels spilled 44-100 B and ran 9-19 % slower,
+ * change 77; the 1-bit one spills 20 B, change 90). */
 #define LUTMM_COLUMN_STREAM_SLAB_BITS 6 /* widest code it takes with per-slab scales */
 #define LUTMM_COLUMN_KERNEL_EXISTS(bits, one_row, rows)                                                         \
-  ((rows) <= 2 ? ((one_row) || (bits) <= LUTMM_COLUMN_STREAM_SLAB_BITS) : ((one_row) && (bits) >= 4))
+  ((rows) <= 2 ? ((one_row) || (bits) <= LUTMM_COLUMN_STREAM_SLAB_BITS) : ((one_row) && (bits) >= 2))
 /* Where vector c (k 8c..8c + 7) of carried row r lies in a slot's X part:
  * vector c ^ r of the row's 128 bytes, so that the rows one ldmatrix reads
  * fall in distinct banks (an XOR below 4 leaves the +64 bytes of a slab
@@ -520,19 +521,21 @@ LUTMM_HD static inline size_t lutmm_column_smem_bytes(uint32_t base, int bits, i
  *   atom columns (8192 x 1024) 9-26 % and the 12-warp blocks of 7 and 8
  *   bits on 4096 x 4096 11-12 % at M = 2 (change 89). 1-bit codes are not
  *   timed by the benchmark and follow the 2-bit ones.
- * - M = 3..4 (four carried rows; the kernel exists for one-row codes of 4
+ * - M = 3..4 (four carried rows; the kernel exists for one-row codes of 2
  *   bits and up): from 32 atom columns (change 77, H100: 0-13 % faster on
  *   W of 64 columns and more, 3-14 % slower on 8192 x 1024, 16 columns cut
  *   about 8 ways, each part a block's whole range; H200, change 87: 0 to
- *   +3.5 % there still), and for the 12-warp blocks of 7 and 8 bits only
- *   with two units a warp (2-7 % slower on 4096 x 4096, about 1.3 units a
- *   warp; 4-10 % faster with 4.5). */
+ *   +3.5 % there still; one-row 2- and 3-bit codes, change 90: 0.3-11 %
+ *   faster from 32 columns, 5-7 % slower on 8192 x 1024), and for the
+ *   12-warp blocks of 7 and 8 bits only with two units a warp (2-7 %
+ *   slower on 4096 x 4096, about 1.3 units a warp; 4-10 % faster with
+ *   4.5). */
 LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64_t n_atoms, int64_t k_atoms,
                                                    int sm_count, int64_t m) {
   if (m <= 2) return 1;
   const int64_t units = n_atoms * ((k_atoms + 1) / 2);
   if (bits >= 7 && units < 2 * (int64_t)LUTMM_SKINNY_WARPS(1, bits) * sm_count) return 0;
-  return one_row && bits >= 4 && n_atoms >= 32;
+  return one_row && n_atoms >= 32;
 }
 
 /* Skinny kernels that can share a cut column's reduction among its

@@ -53,7 +53,7 @@ static void random_case(uint64_t *s, long index, gemm_case *c) {
    * else columns cut among many blocks. */
   const int deep = !wide_w && !column_shapes_only && harness_pick(s, 16) == 0;
   /* One in 8 of the rest at M = 1..8 over 32 to 64 atom columns: the
-   * column-stream kernel's shapes (one-row codes of 4 bits and up take it
+   * column-stream kernel's shapes (one-row codes of 2 bits and up take it
    * at M = 3..4 only from 32 atom columns) and the skinny kernel's M block
    * 1 beside them, columns cut among 2 to 4 blocks. */
   const int column = column_shapes_only || (!wide_w && !deep && harness_pick(s, 8) == 0);

@@ -354,6 +354,16 @@ static void hopper_choices(void) {
   CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream && !plan_call(&s, &w, 3, 0).p[0].column_stream);
   CHECK(model_weights(7, 8192, 28672, 32, LUTMM_DTYPE_F16, &w));
   CHECK(!plan_call(&s, &w, 1, 0).p[0].column_stream);
+  /* one-row 2- and 3-bit codes at M = 3..4 from 32 atom columns (change
+   * 90), 1-bit ones not (no 4-row kernel) */
+  CHECK(model_weights(3, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
+  CHECK(plan_call(&s, &w, 4, 0).p[0].column_stream);
+  CHECK(model_weights(2, 4096, 4096, 64, LUTMM_DTYPE_F16, &w));
+  CHECK(plan_call(&s, &w, 3, 0).p[0].column_stream);
+  CHECK(model_weights(2, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
+  CHECK(!plan_call(&s, &w, 3, 0).p[0].column_stream);
+  CHECK(model_weights(1, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
+  CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream && !plan_call(&s, &w, 4, 0).p[0].column_stream);
   /* per-slab scales (groups of 32) at M = 4 and 4-bit M = 5: the skinny kernel */
   CHECK(model_weights(4, 8192, 28672, 32, LUTMM_DTYPE_F16, &w));
   CHECK(!plan_call(&s, &w, 4, 0).p[0].column_stream);

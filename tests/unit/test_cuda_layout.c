@@ -531,10 +531,8 @@ static void column_bytes_one(uint32_t base, int bits, int one_row, int rows) {
  * whose slots carry an atom and its X rows), stated as needs, for every
  * instantiation within Hopper's block (one row: the skinny layout, checked
  * above, with the parts' barriers behind it); its rows for M and K; and the
- * measured rule: at M = 1..2 codes of up to 4 bits anywhere; at M = 1
- * codes of 4 bits and up with one-row scales anywhere, codes of up to 6
- * bits on W of 32 atom columns up to half the SMs; at M = 2..4 the first
- * from 32 atom columns, the second at M = 2 only. */
+ * measured rule: at M = 1..2 every code anywhere; at M = 3..4 one-row
+ * codes from 32 atom columns, 7- and 8-bit ones with two units a warp. */
 static void column_layout_one(uint32_t base, int bits, int one_row, int rows) {
   const int warps = lutmm_skinny_warps(1, bits);
   const lutmm_skinny_layout l = lutmm_column_layout_at(base, bits, one_row, rows, warps);
@@ -599,10 +597,10 @@ static void column_stream_rule(void) {
   CHECK(lutmm_column_rows(1, 240, 12) == 1 && lutmm_column_rows(1, 241, 12) == 2);
   CHECK(lutmm_column_rows(2, 1, 16) == 2 && lutmm_column_rows(3, 1, 16) == 4 && lutmm_column_rows(4, 448, 16) == 4);
   CHECK(LUTMM_COLUMN_MAX_ROWS == 4 && LUTMM_COLUMN_SLOT_BYTES(4, 1) == LUTMM_SKINNY_SLOT_BYTES(4));
-  /* four rows: one-row codes of 4 bits and up; one and two: any one-row
+  /* four rows: one-row codes of 2 bits and up; one and two: any one-row
    * codes, per-slab ones up to 6 bits */
-  CHECK(LUTMM_COLUMN_KERNEL_EXISTS(4, 1, 4) && LUTMM_COLUMN_KERNEL_EXISTS(8, 1, 4));
-  CHECK(!LUTMM_COLUMN_KERNEL_EXISTS(3, 1, 4) && !LUTMM_COLUMN_KERNEL_EXISTS(4, 0, 4));
+  CHECK(LUTMM_COLUMN_KERNEL_EXISTS(2, 1, 4) && LUTMM_COLUMN_KERNEL_EXISTS(8, 1, 4));
+  CHECK(!LUTMM_COLUMN_KERNEL_EXISTS(1, 1, 4) && !LUTMM_COLUMN_KERNEL_EXISTS(4, 0, 4));
   CHECK(LUTMM_COLUMN_KERNEL_EXISTS(6, 0, 2) && !LUTMM_COLUMN_KERNEL_EXISTS(7, 0, 2) && LUTMM_COLUMN_KERNEL_EXISTS(1, 1, 1));
   CHECK(LUTMM_COLUMN_SLOT_BYTES(4, 4) == 2048u + 4u * 128u);
   /* M = 1..2: every code width and scale on any W (changes 87 and 89) */
@@ -612,10 +610,11 @@ static void column_stream_rule(void) {
   CHECK(lutmm_column_stream_pays(4, 0, 448, 128, 132, 2) && lutmm_column_stream_pays(3, 0, 31, 128, 132, 2));
   CHECK(lutmm_column_stream_pays(5, 0, 31, 128, 132, 1) && lutmm_column_stream_pays(6, 0, 448, 128, 132, 2));
   CHECK(lutmm_column_stream_pays(5, 1, 16, 128, 132, 2) && lutmm_column_stream_pays(8, 1, 64, 64, 132, 2));
-  /* M = 3..4: one-row codes of 4 bits and up from 32 atom columns */
+  /* M = 3..4: one-row codes (their kernels) from 32 atom columns */
   CHECK(lutmm_column_stream_pays(4, 1, 448, 128, 132, 4) && lutmm_column_stream_pays(5, 1, 32, 128, 132, 3));
   CHECK(!lutmm_column_stream_pays(4, 1, 31, 128, 132, 4) && !lutmm_column_stream_pays(4, 0, 64, 128, 132, 3));
-  CHECK(!lutmm_column_stream_pays(3, 1, 64, 128, 132, 4) && !lutmm_column_stream_pays(6, 0, 448, 128, 132, 3));
+  CHECK(lutmm_column_stream_pays(3, 1, 64, 128, 132, 4) && !lutmm_column_stream_pays(2, 1, 16, 128, 132, 3));
+  CHECK(!lutmm_column_stream_pays(6, 0, 448, 128, 132, 3));
   /* 12-warp codes at M = 3..4: two units a warp (2 · 12 · 132 = 3168) */
   CHECK(!lutmm_column_stream_pays(8, 1, 64, 64, 132, 4) && lutmm_column_stream_pays(8, 1, 64, 224, 132, 4));
   CHECK(lutmm_column_stream_pays(7, 1, 99, 64, 132, 3) && !lutmm_column_stream_pays(7, 1, 98, 64, 132, 3));
