@@ -513,20 +513,20 @@ LUTMM_HD static inline size_t lutmm_column_smem_bytes(uint32_t base, int bits, i
  *   issue-bound codes (1..3 bits, per-slab scales, 5..8 bits on narrow W)
  *   ran 2-12 % slower in the column stream on the H100 (changes 76 and 77)
  *   and kept the skinny kernel there. Without that barrier the column
- *   stream was faster at every point measured on the H200: codes of up to
- *   4 bits 5-16 % at M = 1 and 3-13 % at M = 2, with single points of
- *   groups of 32 on 28672 x 8192 and of 8192 x 28672 at M = 2 between
- *   -3.2 and +3.2 % (change 87); codes of 5 and 6 bits with groups of 32
- *   4-16 % at M = 1 and 2-13 % at M = 2, one-row codes of 5..8 bits on 16
- *   atom columns (8192 x 1024) 9-26 % and the 12-warp blocks of 7 and 8
- *   bits on 4096 x 4096 11-12 % at M = 2 (change 89). 1-bit codes are not
- *   timed by the benchmark and follow the 2-bit ones.
+ *   stream was faster at all but single points measured on the H200:
+ *   codes of up to 4 bits 5-16 % at M = 1 and 3-13 % at M = 2, with
+ *   single points of groups of 32 on 28672 x 8192 and of 8192 x 28672 at
+ *   M = 2 between -3.2 and +3.2 % (change 87); codes of 5 and 6 bits with
+ *   groups of 32 4-16 % at M = 1 and 2-13 % at M = 2, one-row codes of
+ *   5..8 bits on 16 atom columns (8192 x 1024) 9-26 % and the 12-warp
+ *   blocks of 7 and 8 bits on 4096 x 4096 11-13 % at M = 2 (change 89).
+ *   1-bit codes are not timed by the benchmark and follow the 2-bit ones.
  * - M = 3..4 (four carried rows; the kernel exists for one-row codes of 2
  *   bits and up): from 32 atom columns (change 77, H100: 0-13 % faster on
  *   W of 64 columns and more, 3-14 % slower on 8192 x 1024, 16 columns cut
  *   about 8 ways, each part a block's whole range; H200, change 87: 0 to
- *   +3.5 % there still; one-row 2- and 3-bit codes, change 90: 0.3-11 %
- *   faster from 32 columns, 5-7 % slower on 8192 x 1024), and for the
+ *   +3.5 % there still; one-row 2- and 3-bit codes, change 90: 0-11 %
+ *   faster from 32 columns, 5-8 % slower on 8192 x 1024), and for the
  *   12-warp blocks of 7 and 8 bits only with two units a warp (2-7 %
  *   slower on 4096 x 4096, about 1.3 units a warp; 4-10 % faster with
  *   4.5). */

@@ -857,7 +857,7 @@ static int column_cases(harness *h, const lutmm_cuda_state *s, const char *group
  * none and wait for a set of sums two parts back to be free) and two
  * (K = 192 at M = 4, the second unit one atom), two runs' bits at M = 1
  * and 4, 2-bit codes on 8192 columns (the skinny kernel's until change
- * 87), 3-bit codes at M = 3 and 2-bit ones at M = 4 over K of 65 atoms
+ * 87), 2-bit codes at M = 4 over K of 65 atoms and 3-bit ones at M = 3
  * (their 4-row kernels: change 90), and cases the rules leave to the
  * skinny kernel: 8-bit codes in groups of 32 on 4096 columns, per-slab
  * scales at M = 4, 1-bit codes at M = 4, M = 5.
