@@ -32,22 +32,17 @@ __device__ __forceinline__ void mbarrier_arrive_any(uint32_t bar) {
  * sm_90 with try_wait, which suspends the waiting warp for a while inside
  * the instruction, so that its issue slots go to the warps still working;
  * before that by polling test_wait, which returns at once. */
-__device__ __forceinline__ void mbarrier_wait_any(uint32_t bar, uint32_t parity) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile(
-      "{\n.reg .pred done;\nLUTMM_MBARRIER_WAIT:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra LUTMM_MBARRIER_WAIT;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
+#define LUTMM_MBARRIER_TEST "mbarrier.try_wait.parity.shared::cta.b64"
 #else
-  asm volatile(
-      "{\n.reg .pred done;\nLUTMM_MBARRIER_WAIT:\n"
-      "mbarrier.test_wait.parity.shared.b64 done, [%0], %1;\n"
-      "@!done bra LUTMM_MBARRIER_WAIT;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
+#define LUTMM_MBARRIER_TEST "mbarrier.test_wait.parity.shared.b64"
 #endif
+__device__ __forceinline__ void mbarrier_wait_any(uint32_t bar, uint32_t parity) {
+  asm volatile("{\n.reg .pred done;\nLUTMM_MBARRIER_WAIT:\n" LUTMM_MBARRIER_TEST
+               " done, [%0], %1;\n"
+               "@!done bra LUTMM_MBARRIER_WAIT;\n}\n" ::"r"(bar),
+               "r"(parity)
+               : "memory");
 }
 
 #if LUTMM_HAVE_WGMMA
