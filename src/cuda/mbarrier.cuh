@@ -44,6 +44,7 @@ __device__ __forceinline__ void mbarrier_wait_any(uint32_t bar, uint32_t parity)
                "r"(parity)
                : "memory");
 }
+#undef LUTMM_MBARRIER_TEST
 
 #if LUTMM_HAVE_WGMMA
 /* One arrival, releasing this thread's earlier memory operations. */

@@ -323,50 +323,53 @@ static void hopper_choices(void) {
   CHECK(model_weights(4, 28672, 8192, 128, LUTMM_DTYPE_F16, &w));
   c = plan_call(&s, &w, 1, 0);
   CHECK(c.p[0].column_stream && lutmm_column_rows(1, c.p[0].k_atoms, c.p[0].warps) == 2);
-  /* codes of 3 and 2 bits on W of 448 atom columns take the column
-   * stream at M = 1..2 since change 87 (the skinny kernel's before: change
-   * 76); 8-bit codes take it */
-  CHECK(model_weights(3, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
-  CHECK(plan_call(&s, &w, 1, 0).p[0].column_stream);
-  CHECK(model_weights(2, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
-  CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream);
-  /* 4-bit codes on 16 atom columns (8192 x 1024): the column stream at
-   * M = 2 (change 87), the rule leaves M = 4 to the skinny kernel though
-   * its kernel exists; =any takes that too */
+  /* Where the rule decides, or a kernel is missing (fp16 scales, the
+   * column stream as the rule gives it). */
+  static const struct {
+    int bits;
+    int64_t k, n, group, m;
+    int column;
+  } rule[] = {
+      /* M = 1..2: every code width wherever its kernel exists (changes 87
+       * and 89): 2- and 3-bit codes on 448 atom columns (the skinny
+       * kernel's before change 87), per-slab 5- and 6-bit codes on 448,
+       * one-row 5-bit on 16, the 12-warp 7-bit blocks on 4096 x 4096
+       * (2,048 units); not per-slab 7-bit codes (no kernel) */
+      {3, 8192, 28672, 128, 1, 1},
+      {2, 8192, 28672, 128, 2, 1},
+      {8, 8192, 28672, 128, 1, 1},
+      {5, 8192, 28672, 32, 1, 1},
+      {6, 8192, 28672, 32, 2, 1},
+      {5, 8192, 1024, 128, 2, 1},
+      {7, 4096, 4096, 128, 2, 1},
+      {7, 8192, 28672, 32, 1, 0},
+      /* M = 3..4: one-row codes from 32 atom columns (4-bit on 8192 x
+       * 1024, 16 columns, at M = 2 but not 4); 2- and 3-bit ones since
+       * change 90, 1-bit ones not (no 4-row kernel); 12-warp 7-bit blocks
+       * not under two units a warp; per-slab scales not (no kernel) */
+      {4, 8192, 1024, 128, 2, 1},
+      {4, 8192, 1024, 128, 4, 0},
+      {3, 8192, 28672, 128, 4, 1},
+      {2, 4096, 4096, 64, 3, 1},
+      {2, 8192, 1024, 128, 3, 0},
+      {1, 8192, 28672, 128, 2, 1},
+      {1, 8192, 28672, 128, 4, 0},
+      {7, 4096, 4096, 128, 3, 0},
+      {5, 8192, 28672, 32, 3, 0},
+      {4, 8192, 28672, 32, 4, 0},
+  };
+  for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++) {
+    CHECK(model_weights(rule[i].bits, rule[i].k, rule[i].n, rule[i].group, LUTMM_DTYPE_F16, &w));
+    if (plan_call(&s, &w, rule[i].m, 0).p[0].column_stream != rule[i].column)
+      unit_fail(__FILE__, __LINE__, "%d-bit codes, %lld x %lld, groups of %lld, M = %lld: column stream %d, not %d",
+                rule[i].bits, (long long)rule[i].k, (long long)rule[i].n, (long long)rule[i].group,
+                (long long)rule[i].m, !rule[i].column, rule[i].column);
+  }
+  /* =any takes what the rule leaves out where the kernel exists */
   CHECK(model_weights(4, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
-  CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream && !plan_call(&s, &w, 4, 0).p[0].column_stream);
   s.column_stream = 2;
   CHECK(plan_call(&s, &w, 4, 0).p[0].column_stream);
   s.column_stream = 1;
-  CHECK(model_weights(8, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
-  CHECK(plan_call(&s, &w, 1, 0).p[0].column_stream);
-  /* codes of 5..8 bits at M = 1..2 wherever the kernel exists (change
-   * 89): per-slab 5- and 6-bit codes on 448 atom columns, one-row 5-bit on
-   * 16, the 12-warp 7-bit blocks on 4096 x 4096 (2,048 units); not at M = 3
-   * there (under two units a warp), nor per-slab 7-bit codes (no kernel) */
-  CHECK(model_weights(5, 8192, 28672, 32, LUTMM_DTYPE_F16, &w));
-  CHECK(plan_call(&s, &w, 1, 0).p[0].column_stream && !plan_call(&s, &w, 3, 0).p[0].column_stream);
-  CHECK(model_weights(6, 8192, 28672, 32, LUTMM_DTYPE_F16, &w));
-  CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream);
-  CHECK(model_weights(5, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
-  CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream);
-  CHECK(model_weights(7, 4096, 4096, 128, LUTMM_DTYPE_F16, &w));
-  CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream && !plan_call(&s, &w, 3, 0).p[0].column_stream);
-  CHECK(model_weights(7, 8192, 28672, 32, LUTMM_DTYPE_F16, &w));
-  CHECK(!plan_call(&s, &w, 1, 0).p[0].column_stream);
-  /* one-row 2- and 3-bit codes at M = 3..4 from 32 atom columns (change
-   * 90), 1-bit ones not (no 4-row kernel) */
-  CHECK(model_weights(3, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
-  CHECK(plan_call(&s, &w, 4, 0).p[0].column_stream);
-  CHECK(model_weights(2, 4096, 4096, 64, LUTMM_DTYPE_F16, &w));
-  CHECK(plan_call(&s, &w, 3, 0).p[0].column_stream);
-  CHECK(model_weights(2, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
-  CHECK(!plan_call(&s, &w, 3, 0).p[0].column_stream);
-  CHECK(model_weights(1, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
-  CHECK(plan_call(&s, &w, 2, 0).p[0].column_stream && !plan_call(&s, &w, 4, 0).p[0].column_stream);
-  /* per-slab scales (groups of 32) at M = 4 and 4-bit M = 5: the skinny kernel */
-  CHECK(model_weights(4, 8192, 28672, 32, LUTMM_DTYPE_F16, &w));
-  CHECK(!plan_call(&s, &w, 4, 0).p[0].column_stream);
   /* without cooperative launches neither column stream nor tags */
   s.cooperative = 0;
   CHECK(model_weights(4, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));

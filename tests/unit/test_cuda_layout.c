@@ -603,13 +603,16 @@ static void column_stream_rule(void) {
   CHECK(!LUTMM_COLUMN_KERNEL_EXISTS(1, 1, 4) && !LUTMM_COLUMN_KERNEL_EXISTS(4, 0, 4));
   CHECK(LUTMM_COLUMN_KERNEL_EXISTS(6, 0, 2) && !LUTMM_COLUMN_KERNEL_EXISTS(7, 0, 2) && LUTMM_COLUMN_KERNEL_EXISTS(1, 1, 1));
   CHECK(LUTMM_COLUMN_SLOT_BYTES(4, 4) == 2048u + 4u * 128u);
-  /* M = 1..2: every code width and scale on any W (changes 87 and 89) */
-  CHECK(lutmm_column_stream_pays(4, 1, 448, 128, 132, 1) && lutmm_column_stream_pays(8, 1, 16, 128, 132, 1));
-  CHECK(lutmm_column_stream_pays(4, 0, 448, 128, 132, 1) && lutmm_column_stream_pays(3, 1, 448, 128, 132, 1));
-  CHECK(lutmm_column_stream_pays(1, 1, 67, 128, 132, 1) && lutmm_column_stream_pays(2, 1, 16, 128, 132, 2));
-  CHECK(lutmm_column_stream_pays(4, 0, 448, 128, 132, 2) && lutmm_column_stream_pays(3, 0, 31, 128, 132, 2));
-  CHECK(lutmm_column_stream_pays(5, 0, 31, 128, 132, 1) && lutmm_column_stream_pays(6, 0, 448, 128, 132, 2));
-  CHECK(lutmm_column_stream_pays(5, 1, 16, 128, 132, 2) && lutmm_column_stream_pays(8, 1, 64, 64, 132, 2));
+  /* M = 1..2: every code width and scale on any W, few units a warp
+   * included (changes 87 and 89) */
+  const int64_t widths[] = {1, 16, 31, 64, 448};
+  for (int m = 1; m <= 2; m++)
+    for (int bits = 1; bits <= 8; bits++)
+      for (int one_row = 0; one_row < 2; one_row++)
+        for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
+          if (!lutmm_column_stream_pays(bits, one_row, widths[i], 64, 132, m))
+            unit_fail(__FILE__, __LINE__, "column stream not paid: %d-bit, one_row %d, %lld columns, M = %d", bits,
+                      one_row, (long long)widths[i], m);
   /* M = 3..4: one-row codes (their kernels) from 32 atom columns */
   CHECK(lutmm_column_stream_pays(4, 1, 448, 128, 132, 4) && lutmm_column_stream_pays(5, 1, 32, 128, 132, 3));
   CHECK(!lutmm_column_stream_pays(4, 1, 31, 128, 132, 4) && !lutmm_column_stream_pays(4, 0, 64, 128, 132, 3));
