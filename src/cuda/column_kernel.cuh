@@ -130,28 +130,46 @@ __device__ __forceinline__ uint32_t x_lane_offset(int lane) {
   return lutmm_column_x_offset((lane & 7) & (ROWS - 1), lane >> 3);
 }
 
-/* The warp's next atom to fetch: units w, w + W, w + 2W, ... of the
- * block's range [lo, hi), two atoms a unit (one for a column's last unit
- * when K has an odd number of atoms), counted through the whole range
- * rather than afresh in each column part, so that the warps' shares of the
- * range differ by one unit at most however its columns cut it. The unit's
- * column and place in it are kept beside it, so that no atom costs a
- * division by iters (two an atom, about 56 instructions, where they were
- * derived from the unit number). */
+/* The warp's next unit to fetch: units w, w + W, w + 2W, ... of the
+ * block's range [lo, hi), counted through the whole range rather than
+ * afresh in each column part, so that the warps' shares of the range
+ * differ by one unit at most however its columns cut it. The unit's column
+ * and place in it are kept beside it, so that no atom costs a division by
+ * iters (two an atom, about 56 instructions, where they were derived from
+ * the unit number).
+ *
+ * Every unit takes two ring slots, its atom a = 0 then a = 1, even a
+ * column's last unit when K has an odd number of atoms (its second slot
+ * stays empty: no copies, an empty cp.async group, no compute). So the a
+ * of every copy is fixed where it is unrolled (ring slot s of the
+ * prologue: s % 2; step h of a unit: (h + DEPTH) % 2), and the fetcher
+ * moves one unit on after each a = 1, where it tested and stepped an atom
+ * counter at every atom (about 10 instructions an atom; docs/PERF.md,
+ * change 91). */
 template <int W>
 struct column_fetcher {
-  int unit, atom_of_unit, part_end; /* part_end: end of the column part `unit` lies in */
-  int column, it;                   /* unit = column · iters + it while unit < part_end */
-  uint64_t policy;                  /* the weights' L2 policy (fetch_atom) */
+  int unit, part_end; /* part_end: end of the column part `unit` lies in */
+  int column, it;     /* unit = column · iters + it while unit < part_end */
+  uint64_t policy;    /* the weights' L2 policy (fetch_atom) */
+  /* Where groups are a power-of-two number of atoms and an atom lies in
+   * one (one_row_scales): whether this lane copies a vector of a scale row
+   * (64 scales, 8 or 16 vectors), and where its vector of the column's row
+   * 0 lies (scale_vector_offset's column and lane terms), kept with the
+   * column, and a row's bytes, so that a row costs a shift and a
+   * multiply-add. */
+  bool copies_scale;
+  uint32_t scale_at, scale_row_bytes;
 
-  __device__ __forceinline__ void start(const lutmm_cuda_gemm_params &p, int lo, int hi, int warp) {
+  __device__ __forceinline__ void start(const lutmm_cuda_gemm_params &p, int lo, int hi, int warp, int lane) {
     const int iters = (int)p.iters;
     policy = l2_evict_first_policy();
     column = lo / iters;
     part_end = min(hi, (column + 1) * iters);
     unit = lo + warp;
     it = lo - column * iters + warp;
-    atom_of_unit = 0;
+    copies_scale = lane < 4 << log2_scale_bytes(p);
+    scale_at = ((uint32_t)column * 64u << log2_scale_bytes(p)) + 16u * (uint32_t)lane;
+    scale_row_bytes = (uint32_t)p.n_pad << log2_scale_bytes(p);
     settle(p, hi);
   }
   /* Past its part: the part `unit` lies in, if it lies before hi. A part
@@ -160,33 +178,48 @@ struct column_fetcher {
   __device__ __forceinline__ void settle(const lutmm_cuda_gemm_params &p, int hi) {
     while (unit >= part_end && part_end < hi) {
       column++;
+      scale_at += 64u << log2_scale_bytes(p);
       it -= (int)p.iters;
       part_end = min(hi, part_end + (int)p.iters);
     }
   }
   __device__ __forceinline__ bool done() const { return unit >= part_end; }
+  /* One scale row an atom, in groups of a power-of-two number of atoms
+   * (the usual layouts): copied from the kept column offset. */
+  template <bool ONE_ROW>
+  __device__ __forceinline__ bool one_row_scales(const lutmm_cuda_gemm_params &p) const {
+    return ONE_ROW && p.atom_group_log2 >= 0;
+  }
 
-  /* The atom's words, its X where X is carried and (when they change) its
-   * scale rows into the slot whose lane address (window, + 16·lane) is
-   * `slot_lane`. */
+  /* k-atom k's scale rows into the ring entry at `entry`. */
+  template <bool ONE_ROW>
+  __device__ __forceinline__ void copy_scales(const lutmm_cuda_gemm_params &p, int k, int lane, uint8_t *entry) const {
+    if (!one_row_scales<ONE_ROW>(p)) {
+      load_scales<ONE_ROW>(p, column, k, lane, entry);
+      return;
+    }
+    const uint32_t offset = ((uint32_t)k >> p.atom_group_log2) * scale_row_bytes + scale_at;
+    if (copies_scale) cp_async16_to(smem_address(entry) + 16u * (uint32_t)lane, (const uint8_t *)p.scales + offset);
+  }
+
+  /* Atom a of the unit (a constant once unrolled): its words, its X where
+   * X is carried and (when they change) its scale rows into the slot whose
+   * lane address (window, + 16·lane) is `slot_lane`. Nothing for a unit's
+   * missing second atom. */
   template <int BITS, bool ONE_ROW, int ROWS>
-  __device__ __forceinline__ void issue(const lutmm_cuda_gemm_params &p, const plane_lanes<BITS> &planes, int lane,
-                                        const x_carrier<ROWS> &x, uint32_t slot_lane, uint8_t *entry) const {
-    if (done()) return;
-    const int k = 2 * it + atom_of_unit;
+  __device__ __forceinline__ void issue(const lutmm_cuda_gemm_params &p, int a, const plane_lanes<BITS> &planes,
+                                        int lane, const x_carrier<ROWS> &x, uint32_t slot_lane, uint8_t *entry) const {
+    const int k = 2 * it + a;
+    if (done() || (a == 1 && k >= (int)p.k_atoms)) return;
     fetch_atom<BITS>(planes, (uint32_t)column * (uint32_t)p.k_atoms + (uint32_t)k, slot_lane, policy);
     if constexpr (!column_ring<BITS, ONE_ROW, ROWS>::X_WHOLE) x.copy(p, k, slot_lane, lane);
     /* a unit's first atom always brings its scale rows: the warp's previous
      * unit lies W units back */
-    if (atom_of_unit == 0 || ((uint32_t)k & p.atom_group_mask) == 0) fetch_scales<ONE_ROW>(p, column, k, lane, entry);
+    if (a == 0 || ((uint32_t)k & p.atom_group_mask) == 0) copy_scales<ONE_ROW>(p, k, lane, entry);
   }
+  /* Past a unit's second atom: the next unit. */
   __device__ __forceinline__ void advance(const lutmm_cuda_gemm_params &p, int hi) {
     if (done()) return;
-    if (atom_of_unit == 0 && 2 * it + 1 < (int)p.k_atoms) {
-      atom_of_unit = 1;
-      return;
-    }
-    atom_of_unit = 0;
     unit += W;
     it += W;
     settle(p, hi);
@@ -304,7 +337,8 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
   uint8_t *entries = smem + (layout.scales - base) + (size_t)warp * R::DEPTH * R::ENTRY;
   const uint32_t ring = column_ring_of<BITS, ONE_ROW, ROWS>(layout, warp);
   const uint32_t ring_lane = ring + 16u * (uint32_t)lane;
-  const uint32_t table_lane = layout.table | table_lane_offset<BITS>(lane);
+  const uint32_t table_lane = kept(layout.table | table_lane_offset<BITS>(lane));
+  const uint32_t scale_lane = scale_words_lane(lane);
   /* This lane's ldmatrix row: of X's whole row (every lane's row is row 0:
    * the MMA's columns 1..7 repeat it), a k-atom on 128 bytes; or in the
    * carried X of its slot, a slot on. */
@@ -324,12 +358,13 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
     cp_async_commit();
   }
   column_fetcher<W> fetch;
-  fetch.start(p, lo, hi, warp);
+  fetch.start(p, lo, hi, warp, lane);
 #pragma unroll
   for (int s = 0; s < R::DEPTH; s++) {
-    fetch.template issue<BITS, ONE_ROW, ROWS>(p, planes, lane, x, ring_lane + s * R::SLOT, entries + s * R::ENTRY);
+    fetch.template issue<BITS, ONE_ROW, ROWS>(p, s % 2, planes, lane, x, ring_lane + s * R::SLOT,
+                                              entries + s * R::ENTRY);
     cp_async_commit();
-    fetch.advance(p, hi);
+    if (s % 2 == 1) fetch.advance(p, hi);
   }
   build_table<T, 1, BITS, W>(p, smem + (layout.table - base));
   const part_meeting<W> meet{layout.end};
@@ -348,21 +383,22 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
     zero_floats(acc);
     for (; u < part_hi; u += W) {
       const int even = 2 * (u - column * iters);
-      const int atoms = even + 1 < (int)p.k_atoms ? 2 : 1;
 #pragma unroll
-      for (int h = 0; h < 2; h++) {
-        if (h == 1 && atoms == 1) break;
+      for (int h = 0; h < 2; h++) { /* two ring slots, the second empty where the unit has one atom */
         cp_async_wait(R::DEPTH - 1);
         __syncwarp();
-        const bool carry = h == 1 && ((uint32_t)(even + 1) & p.atom_group_mask) != 0;
-        const uint32_t x_step = R::X_WHOLE ? (uint32_t)(even + h) : (uint32_t)slot;
-        compute_atom<T, 1, BITS, ONE_ROW>(p, even + h, lane, ring_lane + slot * R::SLOT, entries + slot * R::ENTRY,
-                                          x_lane + x_step * X_STEP, table_lane, carry, scales, acc);
+        if (h == 0 || even + 1 < (int)p.k_atoms) {
+          const bool carry = h == 1 && ((uint32_t)(even + 1) & p.atom_group_mask) != 0;
+          const uint32_t x_step = R::X_WHOLE ? (uint32_t)(even + h) : (uint32_t)slot;
+          compute_atom<T, 1, BITS, ONE_ROW>(p, even + h, lane, ring_lane + slot * R::SLOT, entries + slot * R::ENTRY,
+                                            x_lane + x_step * X_STEP, table_lane, scale_lane, carry, scales, acc);
+        }
         __syncwarp();
-        fetch.template issue<BITS, ONE_ROW, ROWS>(p, planes, lane, x, ring_lane + slot * R::SLOT,
+        const int fetched = (h + R::DEPTH) % 2; /* the atom of its unit this step fetches (a constant, unrolled) */
+        fetch.template issue<BITS, ONE_ROW, ROWS>(p, fetched, planes, lane, x, ring_lane + slot * R::SLOT,
                                                   entries + slot * R::ENTRY);
         cp_async_commit();
-        fetch.advance(p, hi);
+        if (fetched == 1) fetch.advance(p, hi);
         slot = slot + 1 == R::DEPTH ? 0 : slot + 1;
       }
     }

@@ -17,6 +17,16 @@ __device__ __forceinline__ uint32_t smem_address(const void *p) {
   return (uint32_t)__cvta_generic_to_shared(p);
 }
 
+/* v, as a value the compiler cannot rebuild: computed once where this
+ * stands and kept in a register. Left to themselves, the compilers rebuilt
+ * lane-derived shared addresses a loop uses at every step from the lane
+ * number each time, two or three instructions a use (the column-stream
+ * kernel's table address, docs/PERF.md change 91). */
+__device__ __forceinline__ uint32_t kept(uint32_t v) {
+  asm volatile("" : "+r"(v));
+  return v;
+}
+
 /* 16-byte global→shared copy to shared-window address `dst`; src_bytes 0
  * writes zeros (the pointer is not read). */
 __device__ __forceinline__ void cp_async16_at(uint32_t dst, const void *src, int src_bytes) {

@@ -468,8 +468,14 @@ __device__ __forceinline__ void convert_scales(const lutmm_cuda_gemm_params &p, 
  * names row r), so lane 4g + q receives column g of chunks 2i and 2i + 1
  * whatever q. It stands for eight 16-bit loads and the PRMTs that paired
  * them. */
-__device__ __forceinline__ void scale_words(const uint8_t *row, int lane, uint32_t (&s)[4]) {
-  ldmatrix_x4_trans(s, row + 16 * (2 * (lane >> 3) + (lane & 1)));
+__device__ __forceinline__ void scale_words(const uint8_t *row, uint32_t lane_offset, uint32_t (&s)[4]) {
+  ldmatrix_x4_trans(s, row + lane_offset);
+}
+
+/* This lane's ldmatrix row in a scale row (scale_words' `lane_offset`),
+ * worked out once before the kernels' loops. */
+__device__ __forceinline__ uint32_t scale_words_lane(int lane) {
+  return kept(16u * (uint32_t)(2 * (lane >> 3) + (lane & 1)));
 }
 
 /* MB = 8: X of slab `slab` only, B fragments of m8 blocks 2i and 2i + 1
@@ -528,8 +534,9 @@ __device__ __forceinline__ void scaled_mma(uint32_t pair0, uint32_t pair1, uint3
  * group per column), so its scales never change between slabs. */
 template <typename T, int MB, int BITS, bool ONE_ROW>
 __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, int atom, int lane, uint32_t slot_lane,
-                                             uint8_t *entry, const uint8_t *xs, uint32_t table_lane, bool carry,
-                                             uint32_t (&scales)[4], float (&acc)[MB][4][4]) {
+                                             uint8_t *entry, const uint8_t *xs, uint32_t table_lane,
+                                             uint32_t scale_lane, bool carry, uint32_t (&scales)[4],
+                                             float (&acc)[MB][4][4]) {
   constexpr bool PAIRS = BITS <= 4;
   uint32_t w[4 * BITS]; /* a lane's 32-bit words of one atom, all planes */
   if constexpr (PAIRS) read_atom<BITS>(slot_lane, w);
@@ -541,7 +548,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
       !ONE_ROW && (p.group_log2 == 4 || p.group_log2 == 5) && (int64_t)atom * 64 + 64 <= p.k ? p.group_log2 : -1;
   if (!carry) {
     if (p.scale_dtype != (int)compute<T>::kDtype) convert_scales<T, ONE_ROW>(p, entry, lane);
-    scale_words(entry, lane, scales);
+    scale_words(entry, scale_lane, scales);
   }
 #pragma unroll
   for (int kb = 0; kb < 4; kb += 2) {
@@ -558,7 +565,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
       if (!ONE_ROW && slab > 0) {
         const int rr = slab_shift >= 0 ? (16 * slab) >> slab_shift : slab_scale_row(p, atom, slab);
         if (rr != held) {
-          scale_words(entry + rr * kScaleRowBytes, lane, scales);
+          scale_words(entry + rr * kScaleRowBytes, scale_lane, scales);
           held = rr;
         }
       }
@@ -1398,6 +1405,7 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
   uint8_t *entries = smem + (layout.scales - base) + (size_t)warp * R::DEPTH * R::ENTRY;
   const uint32_t ring_lane = ring_of<MB, BITS, ONE_ROW>(layout, warp) + 16u * (uint32_t)lane;
   const uint32_t table_lane = layout.table | table_lane_offset<BITS>(lane);
+  const uint32_t scale_lane = scale_words_lane(lane);
   const uint8_t *x_lane = x_lane_of<MB>(xbuf, lane);
   const int lo = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x);
   const int hi = (int)lutmm_cuda_range_start(p.units, p.grid, blockIdx.x + 1);
@@ -1461,8 +1469,8 @@ __global__ void __launch_bounds__(32 * W, 1) skinny_kernel(const __grid_constant
           const bool carry = h == 0 ? u != lo && ((uint32_t)even & group_mask) != 0
                                     : ((uint32_t)(even + 1) & group_mask) != 0;
           compute_atom<T, MB, BITS, ONE_ROW>(p, even + h, lane, ring_lane + slot * R::SLOT,
-                                             entries + slot * R::ENTRY, xs + h * C::X_SLOT_BYTES, table_lane, carry,
-                                             scales, acc);
+                                             entries + slot * R::ENTRY, xs + h * C::X_SLOT_BYTES, table_lane,
+                                             scale_lane, carry, scales, acc);
         }
         /* Every lane is done with this slot's scale rows: refill it. */
         __syncwarp();

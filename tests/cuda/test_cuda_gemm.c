@@ -901,6 +901,7 @@ static void column_stream(harness *h) {
       {3, 3, 2048, 4096, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 100},
       {2, 4, 4160, 8192, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 101},
       {1, 4, 2048, 4096, 0, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 102},
+      {4, 2, 4032, 3000, 192, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 103},
   };
   int taken = column_cases(h, s, "column_stream", all, sizeof all / sizeof all[0]);
   const gemm_case twice[] = {{4, 1, 4096, 14336, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 0, 0, 0, 83},
@@ -914,8 +915,8 @@ static void column_stream(harness *h) {
     }
   }
   const int cases = (int)(sizeof all / sizeof all[0] + sizeof twice / sizeof twice[0]);
-  /* a device of 132 SMs takes it in 28 of these 32 */
-  const int expected = 28;
+  /* a device of 132 SMs takes it in 29 of these 33 */
+  const int expected = 29;
   printf("column_stream: %d of %d cases took the column-stream kernel\n", taken, cases);
   if (s->sm_count == 132 && taken != expected) {
     printf("FAIL column_stream: %d cases took the column-stream kernel on a 132-SM part, not %d\n", taken, expected);
