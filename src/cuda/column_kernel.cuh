@@ -151,14 +151,21 @@ struct column_fetcher {
   int unit, part_end; /* part_end: end of the column part `unit` lies in */
   int column, it;     /* unit = column · iters + it while unit < part_end */
   uint64_t policy;    /* the weights' L2 policy (fetch_atom) */
-  /* Where groups are a power-of-two number of atoms and an atom lies in
-   * one (one_row_scales): whether this lane copies a vector of a scale row
-   * (64 scales, 8 or 16 vectors), and where its vector of the column's row
-   * 0 lies (scale_vector_offset's column and lane terms), kept with the
-   * column, and a row's bytes, so that a row costs a shift and a
-   * multiply-add. */
-  bool copies_scale;
-  uint32_t scale_at, scale_row_bytes;
+  /* An atom's scale rows copied from an offset kept with the column: one
+   * row where groups are a power-of-two number of atoms (one_row_scales),
+   * two or four where they are 32 or 16 rows (slab_rows_by_shift). Lane
+   * v copies 16-byte vector v of them (vector c of row r at r·vpr + c,
+   * vpr = 8 or 16 vectors a row of 64 scales), as copy_scale_row and
+   * load_scales lay them out; `scale_at` is where this lane's vector lies
+   * in the column's first rows, so that an atom's rows cost a shift and a
+   * multiply-add where load_scales spent about 75 instructions (groups of
+   * 32, docs/PERF.md change 92). */
+  uint32_t scale_at;
+  /* One-row kernels only (dead, so no register, in the per-slab ones,
+   * whose 6-bit kernel spilled on sm_80 with them): scale_row_bytes, and
+   * whether this lane copies a vector of a one-row atom's row. */
+  uint32_t row_bytes;
+  bool copies_row;
 
   __device__ __forceinline__ void start(const lutmm_cuda_gemm_params &p, int lo, int hi, int warp, int lane) {
     const int iters = (int)p.iters;
@@ -167,9 +174,11 @@ struct column_fetcher {
     part_end = min(hi, (column + 1) * iters);
     unit = lo + warp;
     it = lo - column * iters + warp;
-    copies_scale = lane < 4 << log2_scale_bytes(p);
-    scale_at = ((uint32_t)column * 64u << log2_scale_bytes(p)) + 16u * (uint32_t)lane;
-    scale_row_bytes = (uint32_t)p.n_pad << log2_scale_bytes(p);
+    const int vpr_log2 = 2 + log2_scale_bytes(p);
+    row_bytes = scale_row_bytes(p);
+    copies_row = lane < 4 << log2_scale_bytes(p);
+    scale_at = ((uint32_t)column * 64u << log2_scale_bytes(p)) + (uint32_t)(lane >> vpr_log2) * scale_row_bytes(p) +
+               16u * (uint32_t)(lane & ((1 << vpr_log2) - 1));
     settle(p, hi);
   }
   /* Past its part: the part `unit` lies in, if it lies before hi. A part
@@ -184,22 +193,40 @@ struct column_fetcher {
     }
   }
   __device__ __forceinline__ bool done() const { return unit >= part_end; }
+  static __device__ __forceinline__ uint32_t scale_row_bytes(const lutmm_cuda_gemm_params &p) {
+    return (uint32_t)p.n_pad << log2_scale_bytes(p);
+  }
   /* One scale row an atom, in groups of a power-of-two number of atoms
-   * (the usual layouts): copied from the kept column offset. */
+   * (the usual layouts). */
   template <bool ONE_ROW>
-  __device__ __forceinline__ bool one_row_scales(const lutmm_cuda_gemm_params &p) const {
+  static __device__ __forceinline__ bool one_row_scales(const lutmm_cuda_gemm_params &p) {
     return ONE_ROW && p.atom_group_log2 >= 0;
+  }
+  /* Per-slab rows of k-atom k by a shift: groups of 16 or 32 rows whose
+   * vectors 32 lanes copy (not fp32 groups of 16: 64 vectors), in an atom
+   * wholly inside K (the last atom of a ragged K clamps its rows:
+   * load_scales). */
+  static __device__ __forceinline__ bool slab_rows_by_shift(const lutmm_cuda_gemm_params &p, int k) {
+    return (p.group_log2 == 5 || (p.group_log2 == 4 && p.scale_dtype != LUTMM_DTYPE_F32)) &&
+           (int64_t)k * 64 + 64 <= p.k;
   }
 
   /* k-atom k's scale rows into the ring entry at `entry`. */
   template <bool ONE_ROW>
   __device__ __forceinline__ void copy_scales(const lutmm_cuda_gemm_params &p, int k, int lane, uint8_t *entry) const {
-    if (!one_row_scales<ONE_ROW>(p)) {
+    uint32_t first_row;
+    if (one_row_scales<ONE_ROW>(p)) {
+      first_row = (uint32_t)k >> p.atom_group_log2;
+    } else if (!ONE_ROW && slab_rows_by_shift(p, k)) {
+      first_row = (uint32_t)k << (6 - p.group_log2);
+    } else {
       load_scales<ONE_ROW>(p, column, k, lane, entry);
       return;
     }
-    const uint32_t offset = ((uint32_t)k >> p.atom_group_log2) * scale_row_bytes + scale_at;
-    if (copies_scale) cp_async16_to(smem_address(entry) + 16u * (uint32_t)lane, (const uint8_t *)p.scales + offset);
+    /* per slab, 64 >> log2(group) rows of 8 or 16 vectors */
+    const bool copies = ONE_ROW ? copies_row : lane < (256 >> p.group_log2) << log2_scale_bytes(p);
+    const uint32_t offset = first_row * (ONE_ROW ? row_bytes : scale_row_bytes(p)) + scale_at;
+    if (copies) cp_async16_to(smem_address(entry) + 16u * (uint32_t)lane, (const uint8_t *)p.scales + offset);
   }
 
   /* Atom a of the unit (a constant once unrolled): its words, its X where
