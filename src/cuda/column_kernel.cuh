@@ -56,6 +56,9 @@ struct column_ring {
   static constexpr uint32_t X = LUTMM_SKINNY_SLOT_BYTES(BITS); /* carried X's offset in a slot */
   static constexpr uint32_t ENTRY = LUTMM_SKINNY_SCALE_ENTRY(ONE_ROW);
   static_assert(DEPTH >= 2 && DEPTH <= 8, "cp.async.wait_group takes 0..7");
+  /* the whole-X form's window is the skinny layout (lutmm_column_layout_at),
+   * whose rings are LUTMM_SKINNY_RING deep */
+  static_assert(!X_WHOLE || DEPTH == LUTMM_SKINNY_RING(BITS, 1, ONE_ROW), "whole-X rings are the skinny layout's");
   static_assert(ROWS == 1 || ROWS == 2 || ROWS == 4, "the swizzle (vector c of row r at c ^ r) needs r < 4");
 };
 
@@ -153,7 +156,7 @@ struct column_fetcher {
   uint64_t policy;    /* the weights' L2 policy (fetch_atom) */
   /* An atom's scale rows copied from an offset kept with the column: one
    * row where groups are a power-of-two number of atoms (one_row_scales),
-   * two or four where they are 32 or 16 rows (slab_rows_by_shift). Lane
+   * two or four where they are 32 or 16 rows (slab_rows_one_pass). Lane
    * v copies 16-byte vector v of them (vector c of row r at r·vpr + c,
    * vpr = 8 or 16 vectors a row of 64 scales), as copy_scale_row and
    * load_scales lay them out; `scale_at` is where this lane's vector lies
@@ -177,7 +180,7 @@ struct column_fetcher {
     const int vpr_log2 = 2 + log2_scale_bytes(p);
     row_bytes = scale_row_bytes(p);
     copies_row = lane < 4 << log2_scale_bytes(p);
-    scale_at = ((uint32_t)column * 64u << log2_scale_bytes(p)) + (uint32_t)(lane >> vpr_log2) * scale_row_bytes(p) +
+    scale_at = ((uint32_t)column * 64u << log2_scale_bytes(p)) + (uint32_t)(lane >> vpr_log2) * row_bytes +
                16u * (uint32_t)(lane & ((1 << vpr_log2) - 1));
     settle(p, hi);
   }
@@ -193,22 +196,18 @@ struct column_fetcher {
     }
   }
   __device__ __forceinline__ bool done() const { return unit >= part_end; }
-  static __device__ __forceinline__ uint32_t scale_row_bytes(const lutmm_cuda_gemm_params &p) {
-    return (uint32_t)p.n_pad << log2_scale_bytes(p);
-  }
   /* One scale row an atom, in groups of a power-of-two number of atoms
    * (the usual layouts). */
   template <bool ONE_ROW>
   static __device__ __forceinline__ bool one_row_scales(const lutmm_cuda_gemm_params &p) {
     return ONE_ROW && p.atom_group_log2 >= 0;
   }
-  /* Per-slab rows of k-atom k by a shift: groups of 16 or 32 rows whose
-   * vectors 32 lanes copy (not fp32 groups of 16: 64 vectors), in an atom
-   * wholly inside K (the last atom of a ragged K clamps its rows:
-   * load_scales). */
-  static __device__ __forceinline__ bool slab_rows_by_shift(const lutmm_cuda_gemm_params &p, int k) {
-    return (p.group_log2 == 5 || (p.group_log2 == 4 && p.scale_dtype != LUTMM_DTYPE_F32)) &&
-           (int64_t)k * 64 + 64 <= p.k;
+  /* Per-slab rows of k-atom k whose vectors 32 lanes copy once: those
+   * that follow by a shift (slab_rows_by_shift), but fp32 groups of 16 (64
+   * vectors; the planner gives those the tiled kernel, their four rows not
+   * fitting an entry, so this guard keeps the fetcher right on its own). */
+  static __device__ __forceinline__ bool slab_rows_one_pass(const lutmm_cuda_gemm_params &p, int k) {
+    return slab_rows_by_shift(p, k) && (p.group_log2 == 5 || p.scale_dtype != LUTMM_DTYPE_F32);
   }
 
   /* k-atom k's scale rows into the ring entry at `entry`. */
@@ -217,13 +216,13 @@ struct column_fetcher {
     uint32_t first_row;
     if (one_row_scales<ONE_ROW>(p)) {
       first_row = (uint32_t)k >> p.atom_group_log2;
-    } else if (!ONE_ROW && slab_rows_by_shift(p, k)) {
+    } else if (!ONE_ROW && slab_rows_one_pass(p, k)) {
       first_row = (uint32_t)k << (6 - p.group_log2);
     } else {
       load_scales<ONE_ROW>(p, column, k, lane, entry);
       return;
     }
-    /* per slab, 64 >> log2(group) rows of 8 or 16 vectors */
+    /* one row, or per slab 64 >> log2(group) rows, of 8 or 16 vectors */
     const bool copies = ONE_ROW ? copies_row : lane < (256 >> p.group_log2) << log2_scale_bytes(p);
     const uint32_t offset = first_row * (ONE_ROW ? row_bytes : scale_row_bytes(p)) + scale_at;
     if (copies) cp_async16_to(smem_address(entry) + 16u * (uint32_t)lane, (const uint8_t *)p.scales + offset);
@@ -378,8 +377,9 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
   const int iters = (int)p.iters;
   const plane_lanes<BITS> planes = lanes_of<BITS>(p, lane);
 
-  /* Prologue: X's row (one group) in the whole-X form, then the
-   * first RING atoms (with their X where it is carried), one group each. */
+  /* Prologue: X's row (one group) in the whole-X form, then the first
+   * DEPTH ring slots (atoms with their X where it is carried; a unit's
+   * missing second atom an empty slot), one group each. */
   if constexpr (R::X_WHOLE) {
     load_x_row<W>(p, smem);
     cp_async_commit();

@@ -184,6 +184,24 @@ __device__ __forceinline__ uint32_t stored_row_bytes(const lutmm_cuda_gemm_param
 }
 constexpr uint32_t kScaleRowBytes = 128;
 
+/* log2 of a stored scale's bytes. */
+__device__ __forceinline__ int log2_scale_bytes(const lutmm_cuda_gemm_params &p) {
+  return p.scale_dtype == LUTMM_DTYPE_F32 ? 2 : 1;
+}
+
+/* Bytes between two stored scale rows (n_pad scales). */
+__device__ __forceinline__ uint32_t scale_row_bytes(const lutmm_cuda_gemm_params &p) {
+  return (uint32_t)p.n_pad << log2_scale_bytes(p);
+}
+
+/* Whether k-atom `atom`'s per-slab scale rows follow by a shift: groups of
+ * 16 and 32 rows in an atom wholly inside K (all but the last atom of a
+ * ragged K), whose rows then start at atom·64 >> log2(group), with no
+ * 64-bit clamped scale_row evaluations. */
+__device__ __forceinline__ bool slab_rows_by_shift(const lutmm_cuda_gemm_params &p, int atom) {
+  return (p.group_log2 == 4 || p.group_log2 == 5) && (int64_t)atom * 64 + 64 <= p.k;
+}
+
 /* Scale rows k-atom `atom` spans: one per group its four 16-row slabs meet. */
 __device__ __forceinline__ int scale_rows_of_atom(const lutmm_cuda_gemm_params &p, int atom) {
   return (int)(scale_row(p, (int64_t)atom * 64 + 48) - first_scale_row(p, atom)) + 1;
@@ -195,14 +213,12 @@ __device__ __forceinline__ int scale_rows_of_atom(const lutmm_cuda_gemm_params &
 template <bool ONE_ROW>
 __device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, int column, int atom, int lane,
                                             uint8_t *entry) {
-  /* Groups of 16 and 32 rows in an atom wholly inside K (all but the last
-   * atom of a ragged K): 4 or 2 rows from row atom·64 >> log2(group), by
-   * shifts rather than 64-bit clamped scale_row evaluations (as
-   * compute_atom's slab_shift). */
-  const bool by_shift = !ONE_ROW && (p.group_log2 == 4 || p.group_log2 == 5) && (int64_t)atom * 64 + 64 <= p.k;
+  /* 4 or 2 rows from row atom·64 >> log2(group) where they follow by a
+   * shift (as compute_atom's slab_shift) */
+  const bool by_shift = !ONE_ROW && slab_rows_by_shift(p, atom);
   /* Byte offsets in 32 bits: the planner keeps the scale array below 2 GiB. */
   const uint32_t r0 = by_shift ? (uint32_t)atom << (6 - p.group_log2) : (uint32_t)first_scale_row(p, atom);
-  const int log2_elem = p.scale_dtype == LUTMM_DTYPE_F32 ? 2 : 1;
+  const int log2_elem = log2_scale_bytes(p);
   const int log2_vpr = 2 + log2_elem; /* 16-byte vectors per 64-column row */
   const uint8_t *first =
       (const uint8_t *)p.scales + ((r0 * (uint32_t)p.n_pad + (uint32_t)column * 64u) << log2_elem);
@@ -211,16 +227,11 @@ __device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, int
     return;
   }
   const int rows = by_shift ? 64 >> p.group_log2 : scale_rows_of_atom(p, atom);
-  const uint32_t row_bytes = (uint32_t)p.n_pad << log2_elem;
+  const uint32_t row_bytes = scale_row_bytes(p);
   for (int v = lane; v < rows << log2_vpr; v += 32) {
     const int r = v >> log2_vpr, c = v & ((1 << log2_vpr) - 1);
     cp_async16(entry + v * 16, first + r * row_bytes + c * 16, 16);
   }
-}
-
-/* log2 of a stored scale's bytes. */
-__device__ __forceinline__ int log2_scale_bytes(const lutmm_cuda_gemm_params &p) {
-  return p.scale_dtype == LUTMM_DTYPE_F32 ? 2 : 1;
 }
 
 /* Where groups are a power-of-two number of atoms (atom_group_log2 >= 0),
@@ -544,8 +555,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
   /* Groups of 16 and 32 rows in an atom wholly inside K (all but the last
    * atom of a ragged K): slab s's row is (16·s) >> log2(group), no 64-bit
    * clamped arithmetic per slab. */
-  const int slab_shift =
-      !ONE_ROW && (p.group_log2 == 4 || p.group_log2 == 5) && (int64_t)atom * 64 + 64 <= p.k ? p.group_log2 : -1;
+  const int slab_shift = !ONE_ROW && slab_rows_by_shift(p, atom) ? p.group_log2 : -1;
   if (!carry) {
     if (p.scale_dtype != (int)compute<T>::kDtype) convert_scales<T, ONE_ROW>(p, entry, lane);
     scale_words(entry, scale_lane, scales);
