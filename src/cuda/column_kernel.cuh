@@ -196,12 +196,6 @@ struct column_fetcher {
     }
   }
   __device__ __forceinline__ bool done() const { return unit >= part_end; }
-  /* One scale row an atom, in groups of a power-of-two number of atoms
-   * (the usual layouts). */
-  template <bool ONE_ROW>
-  static __device__ __forceinline__ bool one_row_scales(const lutmm_cuda_gemm_params &p) {
-    return ONE_ROW && p.atom_group_log2 >= 0;
-  }
   /* Per-slab rows of k-atom k whose vectors 32 lanes copy once: those
    * that follow by a shift (slab_rows_by_shift), but fp32 groups of 16 (64
    * vectors; the planner gives those the tiled kernel, their four rows not

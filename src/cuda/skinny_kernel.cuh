@@ -254,6 +254,13 @@ __device__ __forceinline__ void copy_scale_row(const lutmm_cuda_gemm_params &p, 
   if (lane < 4 << log2_scale_bytes(p)) cp_async16(entry + lane * 16, (const uint8_t *)p.scales + offset, 16);
 }
 
+/* One scale row an atom, in groups of a power-of-two number of atoms
+ * (the usual layouts): its row is one shift of the k-atom. */
+template <bool ONE_ROW>
+__device__ __forceinline__ bool one_row_scales(const lutmm_cuda_gemm_params &p) {
+  return ONE_ROW && p.atom_group_log2 >= 0;
+}
+
 /* A fetcher's copy of k-atom `atom`'s scale rows of column `column` into
  * a ring entry: one-row atoms in groups of a power-of-two number of atoms
  * by the shift (scale_vector_offset), every other layout through
@@ -261,7 +268,7 @@ __device__ __forceinline__ void copy_scale_row(const lutmm_cuda_gemm_params &p, 
 template <bool ONE_ROW>
 __device__ __forceinline__ void fetch_scales(const lutmm_cuda_gemm_params &p, int column, int atom, int lane,
                                              uint8_t *entry) {
-  if (ONE_ROW && p.atom_group_log2 >= 0) copy_scale_row(p, scale_vector_offset(p, column, atom, lane), lane, entry);
+  if (one_row_scales<ONE_ROW>(p)) copy_scale_row(p, scale_vector_offset(p, column, atom, lane), lane, entry);
   else load_scales<ONE_ROW>(p, column, atom, lane, entry);
 }
 
@@ -552,9 +559,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
   uint32_t w[4 * BITS]; /* a lane's 32-bit words of one atom, all planes */
   if constexpr (PAIRS) read_atom<BITS>(slot_lane, w);
   int held = 0;
-  /* Groups of 16 and 32 rows in an atom wholly inside K (all but the last
-   * atom of a ragged K): slab s's row is (16·s) >> log2(group), no 64-bit
-   * clamped arithmetic per slab. */
+  /* where the rows follow by a shift, slab s's row is (16·s) >> log2(group) */
   const int slab_shift = !ONE_ROW && slab_rows_by_shift(p, atom) ? p.group_log2 : -1;
   if (!carry) {
     if (p.scale_dtype != (int)compute<T>::kDtype) convert_scales<T, ONE_ROW>(p, entry, lane);
