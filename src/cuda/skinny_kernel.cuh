@@ -199,7 +199,8 @@ __device__ __forceinline__ uint32_t scale_row_bytes(const lutmm_cuda_gemm_params
  * ragged K), whose rows then start at atom·64 >> log2(group), with no
  * 64-bit clamped scale_row evaluations. */
 __device__ __forceinline__ bool slab_rows_by_shift(const lutmm_cuda_gemm_params &p, int atom) {
-  return (p.group_log2 == 4 || p.group_log2 == 5) && (int64_t)atom * 64 + 64 <= p.k;
+  /* atom·64 + 64 <= K, in 32 bits: K / 64 lies below 2^31 with the atoms */
+  return (p.group_log2 == 4 || p.group_log2 == 5) && atom < (int)(p.k >> 6);
 }
 
 /* Scale rows k-atom `atom` spans: one per group its four 16-row slabs meet. */
@@ -558,7 +559,6 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
   constexpr bool PAIRS = BITS <= 4;
   uint32_t w[4 * BITS]; /* a lane's 32-bit words of one atom, all planes */
   if constexpr (PAIRS) read_atom<BITS>(slot_lane, w);
-  int held = 0;
   /* where the rows follow by a shift, slab s's row is (16·s) >> log2(group) */
   const int slab_shift = !ONE_ROW && slab_rows_by_shift(p, atom) ? p.group_log2 : -1;
   if (!carry) {
@@ -577,11 +577,19 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
     for (int h = 0; h < 2; h++) {
       const int slab = kb + h;
       if constexpr (MB == 8) x_slab(xs, slab, xf);
-      if (!ONE_ROW && slab > 0) {
-        const int rr = slab_shift >= 0 ? (16 * slab) >> slab_shift : slab_scale_row(p, atom, slab);
-        if (rr != held) {
-          scale_words(entry + rr * kScaleRowBytes, scale_lane, scales);
-          held = rr;
+      if constexpr (!ONE_ROW) {
+        if (slab > 0 && slab_shift >= 0) {
+          /* groups of 16 and 32: slab s opens row 16·s >> log2(group)
+           * where 16·s is a multiple of the group (every slab of 16, the
+           * third of 32), with no row kept to compare */
+          if (slab == 2 || slab_shift == 4)
+            scale_words(entry + ((16u * slab) >> slab_shift) * kScaleRowBytes, scale_lane, scales);
+        } else if (slab > 0) {
+          /* other groups (and a ragged K's last atom): every slab reads
+           * its row, whether or not it is the last slab's, which keeps no
+           * row in a register (keeping one, the 6-bit kernel spilled on
+           * sm_80) */
+          scale_words(entry + slab_scale_row(p, atom, slab) * kScaleRowBytes, scale_lane, scales);
         }
       }
       if constexpr (BITS <= 2) {
