@@ -1,10 +1,11 @@
 /* lutmm bench --backend cuda [--csv] [--quick] [--reps N] [--shape KxN] [--m M]
- * [--bits B] [--fp16-scales] [--host-paced]: the protocol of DESIGN.md §7 on
+ * [--bits B] [--fp16-scales] [--host-paced] [--warmup-ms MS]: the protocol of DESIGN.md §7 on
  * the GPU. In one process: a device-to-device copy sets the bandwidth
  * reference; for each LLaMA-3 projection shape and each point (M, bits,
  * group, dtype), lutmm_gemm and cuBLAS (cublasGemmEx, fp16/bf16 in, fp32
  * compute) run on rotating weight buffers (working set >= 4x L2), each call
- * timed with CUDA events, median of N calls after warm-up; the two take
+ * timed with CUDA events, median of N calls after warm-up (of both, taking
+ * turns, for at least MS ms: default WARMUP_MS); the two take
  * turns in batches of 25 calls, so the speedup compares them under the same
  * conditions. Each batch is queued behind a gate and runs back to back, so
  * the events time the device, not how fast the host queues the calls
@@ -45,6 +46,14 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
 
 #define MAX_REPS 1000
 #define WARMUP 10
+/* A point's untimed runs last at least this long, so that it is timed in
+ * the clocks it settles to rather than in those the point before left.
+ * With 10 runs alone, points timed after the heavy M = 256 ones ran up to
+ * 10 % slow on the H200 (bf16 M = 1 behind fp16), cuBLAS strayed more than
+ * 3 % from its own series at 15 of 1,134 points, and M = 256 ran 5-15 %
+ * faster than it does once the clocks settle under its load; with 100 ms,
+ * no cuBLAS point strayed (docs/PERF.md, H200 2026-11-29). */
+#define WARMUP_MS 100.0
 #define MAX_COPIES 64
 
 typedef struct bench_options {
@@ -53,6 +62,7 @@ typedef struct bench_options {
   int bits;                        /* --bits B: only this code width, 1..8 (0: 4, 3, 2) */
   int fp16_scales;                 /* --fp16-scales: fp16 scales for bf16 activations too */
   int host_paced;                  /* --host-paced: no gate, each call timed as the host queues it */
+  double warmup_ms;                /* --warmup-ms MS: untimed runs of each point for at least MS ms */
 } bench_options;
 
 typedef struct bench_env {
@@ -141,18 +151,29 @@ static int queue_batch(bench_env *env, const timed_op *ops, int n_ops, int first
   return rc;
 }
 
-/* Median seconds of `reps` runs of each op, after WARMUP untimed runs of
- * each. The ops take turns in batches of BATCH runs, so that whatever
- * changes the device's speed while a point is timed (clocks, another
- * client) reaches every op of the point alike. Returns 0 on success. */
+/* Untimed runs: WARMUP of each op in turn, repeated until `warmup_ms` ms
+ * have passed since the first (the host waits for each round). */
+static int warm_up(bench_env *env, const timed_op *ops, int n_ops, double warmup_ms) {
+  const long long start = monotonic_ns();
+  for (int round = 0;; round++) {
+    for (int k = 0; k < n_ops; k++)
+      for (int i = 0; i < WARMUP; i++)
+        if (ops[k].fn(env, ops[k].arg, round * WARMUP + i) != 0) return 1;
+    if (cudaStreamSynchronize(env->stream) != cudaSuccess) return 1;
+    if ((double)(monotonic_ns() - start) >= warmup_ms * 1e6) return 0;
+  }
+}
+
+/* Median seconds of `reps` runs of each op, after warm_up. The ops take
+ * turns in batches of BATCH runs, so that whatever changes the device's
+ * speed while a point is timed (clocks, another client) reaches every op
+ * of the point alike. Returns 0 on success. */
 #define BATCH 25
 
-static int time_ops(bench_env *env, const timed_op *ops, int n_ops, int reps, double *medians) {
+static int time_ops(bench_env *env, const timed_op *ops, int n_ops, int reps, double warmup_ms, double *medians) {
   static gate gates[MAX_REPS / BATCH + 1];
   static double samples[MAX_REPS];
-  for (int k = 0; k < n_ops; k++)
-    for (int i = 0; i < WARMUP; i++)
-      if (ops[k].fn(env, ops[k].arg, i) != 0) return 1;
+  if (warm_up(env, ops, n_ops, warmup_ms) != 0) return 1;
   int rc = 0;
   for (int b = 0; rc == 0 && b * BATCH < reps; b++) {
     const int first = b * BATCH, count = reps - first < BATCH ? reps - first : BATCH;
@@ -190,7 +211,7 @@ static int measure_copy(bench_env *env) {
   cudaMemsetAsync(c.src, 1, c.bytes, env->stream);
   const timed_op op = {run_copy, &c};
   double t = -1.0;
-  if (time_ops(env, &op, 1, 20, &t) != 0) t = -1.0;
+  if (time_ops(env, &op, 1, 20, 0.0, &t) != 0) t = -1.0;
   cudaFree(c.dst);
   cudaFree(c.src);
   env->copy_tbps = t > 0 ? 2.0 * (double)c.bytes / t / 1e12 : 0.0;
@@ -382,7 +403,7 @@ static int bench_packed(bench_env *env, const bench_options *o, const shape *s, 
     b->type = p.dtype == LUTMM_DTYPE_F16 ? CUDA_R_16F : CUDA_R_16BF;
     const timed_op ops[2] = {{run_lut, l}, {run_blas, b}};
     double medians[2];
-    if (time_ops(env, ops, 2, o->reps, medians) != 0 || medians[0] <= 0 || medians[1] <= 0) return 1;
+    if (time_ops(env, ops, 2, o->reps, o->warmup_ms, medians) != 0 || medians[0] <= 0 || medians[1] <= 0) return 1;
     p.lut_s = medians[0];
     p.blas_s = medians[1];
     p.lut_bytes = info.packed_bytes + info.scale_bytes + (size_t)(p.m * (s->k + s->n)) * 2;
@@ -425,12 +446,18 @@ static int parse(int argc, char **argv, bench_options *o) {
   o->bits = 0;
   o->fp16_scales = 0;
   o->host_paced = 0;
+  o->warmup_ms = WARMUP_MS;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--csv") == 0) o->csv = 1;
     else if (strcmp(argv[i], "--quick") == 0) o->quick = 1;
     else if (strcmp(argv[i], "--fp16-scales") == 0) o->fp16_scales = 1;
     else if (strcmp(argv[i], "--host-paced") == 0) o->host_paced = 1;
     else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) o->reps = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--warmup-ms") == 0 && i + 1 < argc) {
+      char *end = NULL;
+      o->warmup_ms = strtod(argv[++i], &end);
+      if (end == argv[i] || *end != '\0' || !(o->warmup_ms >= 0.0 && o->warmup_ms <= 10000.0)) return 0;
+    }
     else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
       long long k = 0, n = 0;
       int used = 0;
@@ -476,7 +503,7 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
   if (!parse(argc, argv, &o)) {
     fprintf(stderr,
             "usage: lutmm bench --backend cuda [--csv] [--quick] [--reps N (1..%d)] [--shape KxN] [--m M (1..%d)] "
-            "[--bits B (1..8)] [--fp16-scales] [--host-paced]\n",
+            "[--bits B (1..8)] [--fp16-scales] [--host-paced] [--warmup-ms MS (0..10000)]\n",
             MAX_REPS, MAX_M);
     return 2;
   }
