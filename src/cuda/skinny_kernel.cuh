@@ -497,16 +497,6 @@ __device__ __forceinline__ uint32_t scale_words_lane(int lane) {
   return kept(16u * (uint32_t)(2 * (lane >> 3) + (lane & 1)));
 }
 
-/* Slab `slab`'s scales of k-atom `atom` where its rows do not follow by a
- * shift (compute_atom's rare path): in a function of its own, which keeps
- * the row's 64-bit arithmetic out of the main loop's registers. */
-static __device__ __noinline__ uint4 slab_scale_words(const lutmm_cuda_gemm_params &p, int atom, int slab,
-                                                      const uint8_t *entry, uint32_t scale_lane) {
-  uint32_t s[4];
-  scale_words(entry + slab_scale_row(p, atom, slab) * kScaleRowBytes, scale_lane, s);
-  return make_uint4(s[0], s[1], s[2], s[3]);
-}
-
 /* MB = 8: X of slab `slab` only, B fragments of m8 blocks 2i and 2i + 1
  * from one ldmatrix (xs is then this lane's row lane % 8 + 8·(lane / 16),
  * k offset 8·((lane / 8) % 2)) into xf[mb][2·(slab % 2) ..]. Holding one
@@ -569,6 +559,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
   constexpr bool PAIRS = BITS <= 4;
   uint32_t w[4 * BITS]; /* a lane's 32-bit words of one atom, all planes */
   if constexpr (PAIRS) read_atom<BITS>(slot_lane, w);
+  [[maybe_unused]] int held = 0; /* per-slab scales where rows do not follow by a shift: the row `scales` holds */
   /* where the rows follow by a shift, slab s's row is (16·s) >> log2(group) */
   const int slab_shift = !ONE_ROW && slab_rows_by_shift(p, atom) ? p.group_log2 : -1;
   if (!carry) {
@@ -595,16 +586,13 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
           if (slab == 2 || slab_shift == 4)
             scale_words(entry + ((16u * slab) >> slab_shift) * kScaleRowBytes, scale_lane, scales);
         } else if (slab > 0) {
-          /* other groups (and a ragged K's last atom): every slab reads
-           * its row, whether or not it is the last slab's, out of line.
-           * Keeping the last row to compare made the 6-bit column kernel
-           * spill 8 B on sm_80, the row's arithmetic inline the 4-bit one
-           * 16 B; neither spills this way. */
-          const uint4 s = slab_scale_words(p, atom, slab, entry, scale_lane);
-          scales[0] = s.x;
-          scales[1] = s.y;
-          scales[2] = s.z;
-          scales[3] = s.w;
+          /* other groups (and a ragged K's last atom): a row where the
+           * slab's differs from the one `scales` holds */
+          const int rr = slab_scale_row(p, atom, slab);
+          if (rr != held) {
+            scale_words(entry + rr * kScaleRowBytes, scale_lane, scales);
+            held = rr;
+          }
         }
       }
       if constexpr (BITS <= 2) {
