@@ -49,8 +49,8 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
 /* A point's untimed runs last at least this long, so that it is timed in
  * the clocks it settles to rather than in those the point before left.
  * With 10 runs alone, points timed after the heavy M = 256 ones ran up to
- * 10 % slow on the H200 (bf16 M = 1 behind fp16), cuBLAS strayed more than
- * 3 % from its own series at 15 of 1,134 points, and M = 256 ran 5-15 %
+ * 12 % slow on the H200 (bf16 M = 1 behind fp16), cuBLAS strayed more than
+ * 3 % from its own series at 15 of 1,134 points, and M = 256 ran 5-13 %
  * faster than it does once the clocks settle under its load; with 100 ms,
  * no cuBLAS point strayed (docs/PERF.md, H200 2026-11-29). */
 #define WARMUP_MS 100.0
@@ -136,15 +136,16 @@ static void CUDART_CB hold_until_open(void *arg) {
 }
 
 /* Queues runs [first, first + count) of every op, op after op, each run
- * between its own pair of events, behind a closed gate, then opens it. */
-static int queue_batch(bench_env *env, const timed_op *ops, int n_ops, int first, int count, gate *g) {
+ * between its own pair of events, behind a closed gate, then opens it.
+ * Run i is the op's call number base + i (which rotating copy it reads). */
+static int queue_batch(bench_env *env, const timed_op *ops, int n_ops, int base, int first, int count, gate *g) {
   atomic_init(&g->open, 0);
   atomic_init(&g->gave_up, 0);
   int rc = env->gated && cudaLaunchHostFunc(env->stream, hold_until_open, g) != cudaSuccess;
   for (int k = 0; rc == 0 && k < n_ops; k++)
     for (int i = first; rc == 0 && i < first + count; i++) {
       cudaEventRecord(env->start[k][i], env->stream);
-      rc = ops[k].fn(env, ops[k].arg, WARMUP + i);
+      rc = ops[k].fn(env, ops[k].arg, base + i);
       cudaEventRecord(env->stop[k][i], env->stream);
     }
   atomic_store_explicit(&g->open, 1, memory_order_release);
@@ -152,13 +153,15 @@ static int queue_batch(bench_env *env, const timed_op *ops, int n_ops, int first
 }
 
 /* Untimed runs: WARMUP of each op in turn, repeated until `warmup_ms` ms
- * have passed since the first (the host waits for each round). */
-static int warm_up(bench_env *env, const timed_op *ops, int n_ops, double warmup_ms) {
+ * have passed since the first (the host waits for each round); `*calls`
+ * is then how many calls of each op it made. */
+static int warm_up(bench_env *env, const timed_op *ops, int n_ops, double warmup_ms, int *calls) {
   const long long start = monotonic_ns();
-  for (int round = 0;; round++) {
+  for (*calls = 0;;) {
     for (int k = 0; k < n_ops; k++)
       for (int i = 0; i < WARMUP; i++)
-        if (ops[k].fn(env, ops[k].arg, round * WARMUP + i) != 0) return 1;
+        if (ops[k].fn(env, ops[k].arg, *calls + i) != 0) return 1;
+    *calls += WARMUP;
     if (cudaStreamSynchronize(env->stream) != cudaSuccess) return 1;
     if ((double)(monotonic_ns() - start) >= warmup_ms * 1e6) return 0;
   }
@@ -173,11 +176,12 @@ static int warm_up(bench_env *env, const timed_op *ops, int n_ops, double warmup
 static int time_ops(bench_env *env, const timed_op *ops, int n_ops, int reps, double warmup_ms, double *medians) {
   static gate gates[MAX_REPS / BATCH + 1];
   static double samples[MAX_REPS];
-  if (warm_up(env, ops, n_ops, warmup_ms) != 0) return 1;
+  int calls = 0;
+  if (warm_up(env, ops, n_ops, warmup_ms, &calls) != 0) return 1;
   int rc = 0;
   for (int b = 0; rc == 0 && b * BATCH < reps; b++) {
     const int first = b * BATCH, count = reps - first < BATCH ? reps - first : BATCH;
-    rc = queue_batch(env, ops, n_ops, first, count, &gates[b]);
+    rc = queue_batch(env, ops, n_ops, calls, first, count, &gates[b]);
   }
   if (cudaStreamSynchronize(env->stream) != cudaSuccess || rc != 0) return 1;
   for (int b = 0; b * BATCH < reps; b++) env->gate_gave_up |= atomic_load(&gates[b].gave_up);
@@ -457,8 +461,7 @@ static int parse(int argc, char **argv, bench_options *o) {
       char *end = NULL;
       o->warmup_ms = strtod(argv[++i], &end);
       if (end == argv[i] || *end != '\0' || !(o->warmup_ms >= 0.0 && o->warmup_ms <= 10000.0)) return 0;
-    }
-    else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
+    } else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
       long long k = 0, n = 0;
       int used = 0;
       if (sscanf(argv[++i], "%lldx%lld%n", &k, &n, &used) != 2 || argv[i][used] != '\0' || k <= 0) return 0;
