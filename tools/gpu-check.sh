@@ -96,7 +96,7 @@ remove_stale_cuda_objects() {
   return 0
 }
 
-CHECK_TARGETS="liblutmm.a tests/cuda/test_cuda_format tests/cuda/test_cuda_gemm tests/cuda/test_cuda_graph
+CHECK_TARGETS="liblutmm.a tests/cuda/test_cuda_format tests/cuda/test_cuda_gemm tests/cuda/test_cuda_graph tests/cuda/test_cuda_chain
   tests/cuda/cuda_fuzz tests/cuda/test_mma_numerics fuzz/replay_gemm_cuda tools/lutmm"
 
 build() {
@@ -188,7 +188,8 @@ cli_fuzz() {
 memcheck() {
   compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/cuda_fuzz" --cases 120 --seed 9 &&
     compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/test_cuda_format" &&
-    compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/test_cuda_graph"
+    compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/test_cuda_graph" &&
+    compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/tests/cuda/test_cuda_chain"
 }
 
 # racecheck (also with a 4 KiB lent workspace: one block per tile, so the
