@@ -3,13 +3,14 @@
  * the buffer the previous call read, with no host synchronization in
  * between. A kernel that touched X or Y before the previous one ended, or
  * a launch that found the tickets, tags or workspace of the one before it
- * not yet settled, would read the previous call's X, the poison first put
+ * not yet settled, could read the previous call's X, the poison first put
  * in a buffer or a stale partial. The chain's last Y must equal, bit for
  * bit, the same calls run one at a time with a synchronization after each
- * (the kernels are deterministic), and be finite. The weights of the first
- * call are packed on the device right before it, so that call follows the
- * pack kernels too. M = 1..16 covers the column-stream kernel (M <= 4) and
- * the skinny kernel with its cluster launches; fp16 and bf16. Exit 77
+ * (the kernels are deterministic), and be finite. The weights are packed on the
+ * device right before the queued chain (their sources freed only after
+ * it), so its first call follows the pack's kernels too. M = 1, 2, 4, 8
+ * and 16 cover the column-stream kernel (M <= 4) and the skinny kernel
+ * with its cluster launches; fp16 and bf16. Exit 77
  * without a device. */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@ typedef struct chain {
   void *buf[2]; /* device, M × K each: X of even calls, X of odd calls */
   size_t bytes;
   void *x0;     /* host: the first X */
+  void *sources[3]; /* device: the table, codes and scales the weights were packed from */
 } chain;
 
 static void fail(const chain *c, const char *what) {
@@ -39,31 +41,30 @@ static void fail(const chain *c, const char *what) {
   failures++;
 }
 
-/* NF4 weights with codes drawn from `rng` and every scale 2^-5, which keeps
- * the values of a K = 2048..4096 chain near 1 (a gain of about 0.9 a call),
- * packed on the device from device copies of table, codes and scales. */
+/* NF4 weights with codes drawn from `rng` and every scale 2^-5, packed on
+ * the device from device copies of table, codes and scales (kept in
+ * c->sources: freeing them would wait for the device). After eight calls
+ * the values stay within a few units at K = 2048 and a few hundred at K =
+ * 4096 (NF4's mean is not 0), far inside fp16's range. */
 static lutmm_status make_weights(harness *h, chain *c, uint64_t *rng) {
   const lutmm_quant_params q = {4, c->k, c->k, 128, LUTMM_DTYPE_F16};
   const size_t codes = (size_t)(c->k * c->k), scales = (size_t)(c->k / 128 * c->k);
   float table[16];
   uint8_t *hc = malloc(codes);
   uint16_t *hs = malloc(scales * sizeof(uint16_t));
-  void *d_table = NULL, *d_codes = NULL, *d_scales = NULL;
+  void **d_table = &c->sources[0], **d_codes = &c->sources[1], **d_scales = &c->sources[2];
   lutmm_status st = hc == NULL || hs == NULL ? LUTMM_ERR_OUT_OF_MEMORY : lutmm_table_nf(h->ref, 4, table);
   if (st == LUTMM_OK) {
     for (size_t i = 0; i < codes; i++) hc[i] = (uint8_t)harness_pick(rng, 16);
     for (size_t i = 0; i < scales; i++) hs[i] = 0x2800; /* 2^-5 in fp16 */
-    st = lutmm_malloc(h->cuda, sizeof table, &d_table);
+    st = lutmm_malloc(h->cuda, sizeof table, d_table);
   }
-  if (st == LUTMM_OK) st = lutmm_malloc(h->cuda, codes, &d_codes);
-  if (st == LUTMM_OK) st = lutmm_malloc(h->cuda, scales * sizeof(uint16_t), &d_scales);
-  if (st == LUTMM_OK) st = lutmm_copy_to_context(h->cuda, d_table, table, sizeof table);
-  if (st == LUTMM_OK) st = lutmm_copy_to_context(h->cuda, d_codes, hc, codes);
-  if (st == LUTMM_OK) st = lutmm_copy_to_context(h->cuda, d_scales, hs, scales * sizeof(uint16_t));
-  if (st == LUTMM_OK) st = lutmm_pack(h->cuda, &q, d_table, d_codes, d_scales, &c->w);
-  lutmm_free(h->cuda, d_table);
-  lutmm_free(h->cuda, d_codes);
-  lutmm_free(h->cuda, d_scales);
+  if (st == LUTMM_OK) st = lutmm_malloc(h->cuda, codes, d_codes);
+  if (st == LUTMM_OK) st = lutmm_malloc(h->cuda, scales * sizeof(uint16_t), d_scales);
+  if (st == LUTMM_OK) st = lutmm_copy_to_context(h->cuda, *d_table, table, sizeof table);
+  if (st == LUTMM_OK) st = lutmm_copy_to_context(h->cuda, *d_codes, hc, codes);
+  if (st == LUTMM_OK) st = lutmm_copy_to_context(h->cuda, *d_scales, hs, scales * sizeof(uint16_t));
+  if (st == LUTMM_OK) st = lutmm_pack(h->cuda, &q, *d_table, *d_codes, *d_scales, &c->w);
   free(hc);
   free(hs);
   return st;
@@ -96,7 +97,7 @@ static int all_finite(const chain *c, const void *y) {
 }
 
 static void run_case(harness *h, int64_t m, int64_t k, lutmm_dtype dtype, uint64_t seed) {
-  chain c = {m, k, dtype, NULL, {NULL, NULL}, (size_t)(m * k) * 2u, NULL};
+  chain c = {m, k, dtype, NULL, {NULL, NULL}, (size_t)(m * k) * 2u, NULL, {NULL, NULL, NULL}};
   uint64_t rng = seed;
   void *poison = malloc(c.bytes), *chained = malloc(c.bytes), *synced = malloc(c.bytes);
   c.x0 = malloc(c.bytes);
@@ -118,6 +119,7 @@ static void run_case(harness *h, int64_t m, int64_t k, lutmm_dtype dtype, uint64
   else if (!all_finite(&c, synced)) fail(&c, "the synchronized chain's last Y is not finite");
   else if (memcmp(chained, synced, c.bytes) != 0) fail(&c, "the queued chain's last Y differs from the synchronized one");
   lutmm_weights_destroy(c.w);
+  for (int i = 0; i < 3; i++) lutmm_free(h->cuda, c.sources[i]);
   lutmm_free(h->cuda, c.buf[0]);
   lutmm_free(h->cuda, c.buf[1]);
   free(poison);
