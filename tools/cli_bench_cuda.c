@@ -442,6 +442,16 @@ static int bench_shape(bench_env *env, const bench_options *o, const shape *s) {
   return rc;
 }
 
+/* `text` as a whole decimal number in [lo, hi] into *out; 0 where it is
+ * not one ("5x", "", out of range). */
+static int parse_number(const char *text, long long lo, long long hi, long long *out) {
+  char *end = NULL;
+  const long long v = strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || v < lo || v > hi) return 0;
+  *out = v;
+  return 1;
+}
+
 static int parse(int argc, char **argv, bench_options *o) {
   o->csv = 0;
   o->quick = 0;
@@ -452,11 +462,15 @@ static int parse(int argc, char **argv, bench_options *o) {
   o->host_paced = 0;
   o->warmup_ms = WARMUP_MS;
   for (int i = 1; i < argc; i++) {
+    long long v = 0;
     if (strcmp(argv[i], "--csv") == 0) o->csv = 1;
     else if (strcmp(argv[i], "--quick") == 0) o->quick = 1;
     else if (strcmp(argv[i], "--fp16-scales") == 0) o->fp16_scales = 1;
     else if (strcmp(argv[i], "--host-paced") == 0) o->host_paced = 1;
-    else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) o->reps = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+      if (!parse_number(argv[++i], 1, MAX_REPS, &v)) return 0;
+      o->reps = (int)v;
+    }
     else if (strcmp(argv[i], "--warmup-ms") == 0 && i + 1 < argc) {
       char *end = NULL;
       o->warmup_ms = strtod(argv[++i], &end);
@@ -467,19 +481,19 @@ static int parse(int argc, char **argv, bench_options *o) {
       if (sscanf(argv[++i], "%lldx%lld%n", &k, &n, &used) != 2 || argv[i][used] != '\0' || k <= 0) return 0;
       o->only_k = k;
       o->only_n = n;
-    } else if (strcmp(argv[i], "--m") == 0 && i + 1 < argc)
-      o->only_m = atoll(argv[++i]);
-    else if (strcmp(argv[i], "--bits") == 0 && i + 1 < argc) {
-      char *end = NULL;
-      o->bits = (int)strtol(argv[++i], &end, 10);
-      if (end == argv[i] || *end != '\0' || o->bits < 1 || o->bits > 8) return 0;
+    } else if (strcmp(argv[i], "--m") == 0 && i + 1 < argc) {
+      if (!parse_number(argv[++i], 1, MAX_M, &v)) return 0;
+      o->only_m = v;
+    } else if (strcmp(argv[i], "--bits") == 0 && i + 1 < argc) {
+      if (!parse_number(argv[++i], 1, 8, &v)) return 0;
+      o->bits = (int)v;
     } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) i++;
     else return 0;
   }
   /* Any shape whose codes fit the largest default one's, K in whole groups of 128. */
   const int shape_ok = o->only_k == 0 || (o->only_k > 0 && o->only_k % 128 == 0 && o->only_k <= 28672 &&
                                           o->only_n > 0 && o->only_n <= 28672 && o->only_k * o->only_n <= 28672 * 8192);
-  return o->reps >= 1 && o->reps <= MAX_REPS && o->only_m >= 0 && o->only_m <= MAX_M && shape_ok;
+  return shape_ok;
 }
 
 static int setup(bench_env *env) {

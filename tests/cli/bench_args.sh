@@ -1,8 +1,9 @@
 #!/bin/sh
-# `lutmm bench` against bad arguments: each must stop with exit status 2 and
-# the usage line before touching a device, and a valid set must get past the
-# parser (exit 0 where a GPU runs it, or 1 with "setup failed" where none
-# is). Exit 77 in a build without CUDA. Usage: bench_args.sh PATH/TO/lutmm
+# `lutmm bench` against bad arguments, numbers among them (each must be
+# whole and in range): each must stop with exit status 2 and the usage line
+# before touching a device, and a valid set must get past the parser (exit
+# 0 where a GPU runs it, or 1 with "setup failed" where none is). Exit 77
+# in a build without CUDA. Usage: bench_args.sh PATH/TO/lutmm
 lutmm=$1
 failures=0
 cases=0
@@ -20,7 +21,7 @@ expect_usage() {
   cases=$((cases + 1))
   "$lutmm" bench "$@" >/dev/null 2>"$err"
   rc=$?
-  if [ "$rc" -ne 2 ] || ! grep -q "usage\|--backend must be" "$err"; then
+  if [ "$rc" -ne 2 ] || ! grep -Eq "usage|--backend must be" "$err"; then
     echo "FAIL bench $*: exit $rc, stderr: $(head -c 200 "$err")"
     failures=$((failures + 1))
   fi
@@ -36,7 +37,12 @@ expect_usage --backend cuda --bits 0
 expect_usage --backend cuda --bits 9
 expect_usage --backend cuda --bits 4x
 expect_usage --backend cuda --reps 0
+expect_usage --backend cuda --reps 5x
+expect_usage --backend cuda --reps 1001
 expect_usage --backend cuda --m -1
+expect_usage --backend cuda --m 0
+expect_usage --backend cuda --m two
+expect_usage --backend cuda --m 1025
 expect_usage --backend cuda --shape 100x128
 expect_usage --backend cuda --shape 128x0
 expect_usage --backend cuda --shape 28800x128
