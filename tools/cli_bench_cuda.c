@@ -43,6 +43,7 @@ int lutmm_cli_bench_cuda(int argc, char **argv) {
 #include <time.h>
 
 #include "lutmm_cuda.h"
+#include "src/cuda/stamps.h"
 
 #define MAX_REPS 1000
 #define WARMUP 10
@@ -393,6 +394,44 @@ static int64_t m_at(const bench_options *o, int mi) {
   return o->only_m != 0 ? o->only_m : o->quick ? quick_ms[mi] : kMs[mi];
 }
 
+#if LUTMM_STAMPS
+/* Profiling builds: the stamps of the point's last column-stream call, one
+ * row a warp, appended to $LUTMM_STAMPS_CSV (times in ns from the launch's
+ * first entry). Nothing where the point ran another kernel. */
+static void write_stamps(const point *p) {
+  static unsigned long long words[LUTMM_STAMP_WORDS];
+  const char *path = getenv("LUTMM_STAMPS_CSV");
+  const cudaError_t e = p->dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_column_stamps_f16(words)
+                                                    : lutmm_cuda_column_stamps_bf16(words);
+  if (path == NULL || e != cudaSuccess || words[0] == 0) return;
+  const unsigned long long grid = words[0] < LUTMM_STAMP_BLOCKS ? words[0] : LUTMM_STAMP_BLOCKS;
+  const unsigned long long warps = words[1] < LUTMM_STAMP_WARPS ? words[1] : LUTMM_STAMP_WARPS;
+  unsigned long long t0 = ~0ull;
+  for (unsigned long long b = 0; b < grid; b++)
+    for (unsigned long long w = 0; w < warps; w++) {
+      const unsigned long long t = words[LUTMM_STAMP_HEADER + (b * LUTMM_STAMP_WARPS + w) * LUTMM_STAMP_SLOTS];
+      if (t < t0) t0 = t;
+    }
+  FILE *f = fopen(path, "a");
+  if (f == NULL) return;
+  if (fseek(f, 0, SEEK_END) == 0 && ftell(f) == 0)
+    fputs("k,n,m,bits,group,dtype,lutmm_us,grid,block,warp,sm,entry,issued,table,first_data,first_part,last_part,"
+          "sums_added,written,exit\n",
+          f);
+  for (unsigned long long b = 0; b < grid; b++)
+    for (unsigned long long w = 0; w < warps; w++) {
+      const unsigned long long *slots = words + LUTMM_STAMP_HEADER + (b * LUTMM_STAMP_WARPS + w) * LUTMM_STAMP_SLOTS;
+      fprintf(f, "%lld,%lld,%lld,%d,%lld,%s,%.3f,%llu,%llu,%llu,%llu", (long long)p->s.k, (long long)p->s.n,
+              (long long)p->m, p->bits, (long long)p->group, p->dtype == LUTMM_DTYPE_F16 ? "fp16" : "bf16",
+              p->lut_s * 1e6, grid, b, w, slots[LUTMM_STAMP_SM]);
+      for (int e = 0; e < LUTMM_STAMP_SM; e++)
+        fprintf(f, ",%lld", slots[e] == 0 ? -1ll : (long long)(slots[e] - t0));
+      fputc('\n', f);
+    }
+  fclose(f);
+}
+#endif
+
 /* Times one packed weights object at every M of the shape, each point
  * together with cuBLAS on the dense weights (their turns interleaved). */
 static int bench_packed(bench_env *env, const bench_options *o, const shape *s, lut_arg *l, blas_arg *b,
@@ -410,6 +449,9 @@ static int bench_packed(bench_env *env, const bench_options *o, const shape *s, 
     if (time_ops(env, ops, 2, o->reps, o->warmup_ms, medians) != 0 || medians[0] <= 0 || medians[1] <= 0) return 1;
     p.lut_s = medians[0];
     p.blas_s = medians[1];
+#if LUTMM_STAMPS
+    write_stamps(&p);
+#endif
     p.lut_bytes = info.packed_bytes + info.scale_bytes + (size_t)(p.m * (s->k + s->n)) * 2;
     print_point(o, env, &p);
   }

@@ -14,3 +14,9 @@ extern "C" cudaError_t lutmm_cuda_skinny_allow_smem_f16(size_t limit, uint32_t s
 extern "C" cudaError_t lutmm_cuda_skinny_max_clusters(int ways, uint32_t smem_base, int *count) {
   return lutmm_kernels::skinny::max_clusters<__half>(ways, smem_base, count);
 }
+
+#if LUTMM_STAMPS
+extern "C" cudaError_t lutmm_cuda_column_stamps_f16(unsigned long long *words) {
+  return lutmm_kernels::read_column_stamps(words);
+}
+#endif

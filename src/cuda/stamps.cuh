@@ -1,0 +1,62 @@
+/* The device side of stamps.h: COLUMN_STAMP(event) is nothing unless the
+ * build sets LUTMM_STAMPS. Each translation unit that includes this keeps
+ * its own stamp words (no relocatable device code), read by its own
+ * reader. */
+#ifndef LUTMM_CUDA_STAMPS_CUH
+#define LUTMM_CUDA_STAMPS_CUH
+
+#include "stamps.h"
+
+#if LUTMM_STAMPS
+namespace lutmm_kernels {
+
+static __device__ unsigned long long column_stamps[LUTMM_STAMP_WORDS];
+
+__device__ __forceinline__ unsigned long long *column_stamp_slots() {
+  return column_stamps + LUTMM_STAMP_HEADER +
+         ((size_t)blockIdx.x * LUTMM_STAMP_WARPS + threadIdx.x / 32) * LUTMM_STAMP_SLOTS;
+}
+
+__device__ __forceinline__ bool column_stamps_here() {
+  return threadIdx.x % 32 == 0 && blockIdx.x < LUTMM_STAMP_BLOCKS && threadIdx.x / 32 < LUTMM_STAMP_WARPS;
+}
+
+__device__ __forceinline__ void column_stamp(int event) {
+  if (!column_stamps_here()) return;
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  column_stamp_slots()[event] = t;
+}
+
+/* At entry: the header, the block's SM and the adder-only events cleared. */
+__device__ __forceinline__ void column_stamp_entry() {
+  column_stamp(LUTMM_STAMP_ENTRY);
+  if (!column_stamps_here()) return;
+  unsigned sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  unsigned long long *slots = column_stamp_slots();
+  slots[LUTMM_STAMP_SUMS_ADDED] = 0;
+  slots[LUTMM_STAMP_WRITTEN] = 0;
+  slots[LUTMM_STAMP_SM] = sm;
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    column_stamps[0] = gridDim.x;
+    column_stamps[1] = blockDim.x / 32;
+  }
+}
+
+static cudaError_t read_column_stamps(unsigned long long *words) {
+  cudaError_t e = cudaMemcpyFromSymbol(words, column_stamps, sizeof(unsigned long long) * LUTMM_STAMP_WORDS);
+  const unsigned long long none = 0;
+  if (e == cudaSuccess) e = cudaMemcpyToSymbol(column_stamps, &none, sizeof none);
+  return e;
+}
+
+}  // namespace lutmm_kernels
+#define COLUMN_STAMP(event) lutmm_kernels::column_stamp(event)
+#define COLUMN_STAMP_ENTRY() lutmm_kernels::column_stamp_entry()
+#else
+#define COLUMN_STAMP(event) ((void)0)
+#define COLUMN_STAMP_ENTRY() ((void)0)
+#endif
+
+#endif
