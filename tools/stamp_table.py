@@ -21,7 +21,7 @@ EVENTS = ["entry", "issued", "table", "first_data", "first_part", "last_part", "
 def main(path):
     points = OrderedDict()
     with open(path, newline="") as f:
-        for row in csv.DictReader(f):
+        for row in csv.DictReader(line for line in f if not line.startswith("#")):
             key = (row["k"], row["n"], row["m"], row["bits"], row["group"], row["dtype"])
             points.setdefault(key, []).append(row)
     print("| K × N | M | bits | group | dtype | timed µs | grid | " + " | ".join(EVENTS) + " |")

@@ -292,20 +292,36 @@ __device__ __forceinline__ void store_rows(const lutmm_cuda_gemm_params &p, int 
 /* The first block of a cut column, at the end of its range: adds the
  * parts of blocks first + 1 .. last (each in its tagged slot of ROWS × 64
  * words, once every word carries this launch's tag) to its own, in block
- * order, and writes Y. The wait spins without sleeping: the parts are
- * usually there already. */
+ * order, and writes Y. At M = 1 the loads of eight blocks' words go out
+ * together before any is waited for: one at a time, a column cut eight
+ * ways (8192 × 1024) waited a round trip a part, about 2 µs after its own
+ * sums (docs/PERF.md, change 95). The wait spins without sleeping: the
+ * parts are usually there already. */
 template <int ROWS>
 __device__ __forceinline__ void add_column_parts(const lutmm_cuda_gemm_params &p, int column, int first, int last,
                                                  int lane, float (&v)[2 * ROWS]) {
-  for (int b = first + 1; b <= last; b++) {
-    const uint64_t *slot = p.tagged + (size_t)b * ROWS * 64 + lane;
-    uint64_t word[2 * ROWS];
+  /* 16 words a lane in flight at M = 1; one part at a time with two or
+   * four rows, where loading them together ran 4096 × 4096 3-5 % (M = 2)
+   * and 7-10 % (M = 4) slower, for a reason not found (docs/PERF.md,
+   * change 95) */
+  constexpr int PARTS = ROWS == 1 ? 8 : 1;
+  for (int b0 = first + 1; b0 <= last; b0 += PARTS) {
+    uint64_t word[PARTS][2 * ROWS];
 #pragma unroll
-    for (int h = 0; h < 2 * ROWS; h++) word[h] = load_tagged(slot + 32 * h);
+    for (int t = 0; t < PARTS; t++) {
+      const uint64_t *slot = p.tagged + (size_t)(b0 + t) * ROWS * 64 + lane;
 #pragma unroll
-    for (int h = 0; h < 2 * ROWS; h++) {
-      while ((uint32_t)(word[h] >> 32) != p.tag) word[h] = load_tagged(slot + 32 * h);
-      v[h] += __uint_as_float((uint32_t)word[h]);
+      for (int h = 0; h < 2 * ROWS; h++) word[t][h] = b0 + t <= last ? load_tagged(slot + 32 * h) : 0;
+    }
+#pragma unroll
+    for (int t = 0; t < PARTS; t++) {
+      if (b0 + t > last) break;
+      const uint64_t *slot = p.tagged + (size_t)(b0 + t) * ROWS * 64 + lane;
+#pragma unroll
+      for (int h = 0; h < 2 * ROWS; h++) {
+        while ((uint32_t)(word[t][h] >> 32) != p.tag) word[t][h] = load_tagged(slot + 32 * h);
+        v[h] += __uint_as_float((uint32_t)word[t][h]);
+      }
     }
   }
   store_rows<ROWS>(p, column, lane, v);
