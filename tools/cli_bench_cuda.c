@@ -401,15 +401,16 @@ static int64_t m_at(const bench_options *o, int mi) {
 static void write_stamps(const point *p) {
   static unsigned long long words[LUTMM_STAMP_WORDS];
   const char *path = getenv("LUTMM_STAMPS_CSV");
-  const cudaError_t e = p->dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_column_stamps_f16(words)
-                                                    : lutmm_cuda_column_stamps_bf16(words);
-  if (path == NULL || e != cudaSuccess || words[0] == 0) return;
+  if (path == NULL) return;
+  const cudaError_t read = p->dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_column_stamps_f16(words)
+                                                       : lutmm_cuda_column_stamps_bf16(words);
+  if (read != cudaSuccess || words[0] == 0) return;
   const unsigned long long grid = words[0] < LUTMM_STAMP_BLOCKS ? words[0] : LUTMM_STAMP_BLOCKS;
   const unsigned long long warps = words[1] < LUTMM_STAMP_WARPS ? words[1] : LUTMM_STAMP_WARPS;
   unsigned long long t0 = ~0ull;
   for (unsigned long long b = 0; b < grid; b++)
     for (unsigned long long w = 0; w < warps; w++) {
-      const unsigned long long t = words[LUTMM_STAMP_HEADER + (b * LUTMM_STAMP_WARPS + w) * LUTMM_STAMP_SLOTS];
+      const unsigned long long t = words[LUTMM_STAMP_SLOTS_AT(b, w) + LUTMM_STAMP_ENTRY];
       if (t < t0) t0 = t;
     }
   FILE *f = fopen(path, "a");
@@ -420,7 +421,7 @@ static void write_stamps(const point *p) {
           f);
   for (unsigned long long b = 0; b < grid; b++)
     for (unsigned long long w = 0; w < warps; w++) {
-      const unsigned long long *slots = words + LUTMM_STAMP_HEADER + (b * LUTMM_STAMP_WARPS + w) * LUTMM_STAMP_SLOTS;
+      const unsigned long long *slots = words + LUTMM_STAMP_SLOTS_AT(b, w);
       fprintf(f, "%lld,%lld,%lld,%d,%lld,%s,%.3f,%llu,%llu,%llu,%llu", (long long)p->s.k, (long long)p->s.n,
               (long long)p->m, p->bits, (long long)p->group, p->dtype == LUTMM_DTYPE_F16 ? "fp16" : "bf16",
               p->lut_s * 1e6, grid, b, w, slots[LUTMM_STAMP_SM]);

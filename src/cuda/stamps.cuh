@@ -13,8 +13,7 @@ namespace lutmm_kernels {
 static __device__ unsigned long long column_stamps[LUTMM_STAMP_WORDS];
 
 __device__ __forceinline__ unsigned long long *column_stamp_slots() {
-  return column_stamps + LUTMM_STAMP_HEADER +
-         ((size_t)blockIdx.x * LUTMM_STAMP_WARPS + threadIdx.x / 32) * LUTMM_STAMP_SLOTS;
+  return column_stamps + LUTMM_STAMP_SLOTS_AT(blockIdx.x, threadIdx.x / 32);
 }
 
 __device__ __forceinline__ bool column_stamps_here() {
@@ -44,7 +43,7 @@ __device__ __forceinline__ void column_stamp_entry() {
   }
 }
 
-static cudaError_t read_column_stamps(unsigned long long *words) {
+static inline cudaError_t read_column_stamps(unsigned long long *words) {
   cudaError_t e = cudaMemcpyFromSymbol(words, column_stamps, sizeof(unsigned long long) * LUTMM_STAMP_WORDS);
   const unsigned long long none = 0;
   if (e == cudaSuccess) e = cudaMemcpyToSymbol(column_stamps, &none, sizeof none);

@@ -23,6 +23,11 @@
 #define LUTMM_STAMP_HEADER 2 /* grid size (0: no launch since the last read), warps per block */
 #define LUTMM_STAMP_WORDS (LUTMM_STAMP_HEADER + LUTMM_STAMP_BLOCKS * LUTMM_STAMP_WARPS * LUTMM_STAMP_SLOTS)
 
+/* Where warp `warp` of block `block` keeps its slots in the stamp words
+ * (a macro: the kernel and the host reader both use it). */
+#define LUTMM_STAMP_SLOTS_AT(block, warp) \
+  (LUTMM_STAMP_HEADER + ((unsigned long long)(block) * LUTMM_STAMP_WARPS + (warp)) * LUTMM_STAMP_SLOTS)
+
 /* The events, in the order a warp passes them. */
 enum lutmm_stamp_event {
   LUTMM_STAMP_ENTRY = 0,       /* first instruction */
