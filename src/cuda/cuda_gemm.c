@@ -107,6 +107,7 @@ static cudaError_t launch_skinny_rows(lutmm_cuda_state *s, const lutmm_weights *
     s->last_skinny_head = p->tags_head;
     s->last_skinny_cooperative = p->cooperative;
     s->last_skinny_column = p->column_stream;
+    s->last_skinny_grid = p->grid;
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
@@ -161,7 +162,7 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   s->last_wide_cluster_ways = 0;
   /* until a skinny launch says */
   s->last_skinny_cluster_ways = s->last_skinny_cluster_groups = s->last_skinny_shared = s->last_skinny_head = 0;
-  s->last_skinny_cooperative = s->last_skinny_column = 0;
+  s->last_skinny_cooperative = s->last_skinny_column = s->last_skinny_grid = 0;
   cudaError_t err = cudaSuccess;
   switch (c.kernel) {
     case LUTMM_CUDA_KERNEL_WIDE:

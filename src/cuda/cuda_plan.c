@@ -136,12 +136,19 @@ static int skinny_warps(const lutmm_cuda_state *s, const lutmm_weights *w, int m
                                 s->sm_count, s->smem_base, s->smem_per_block);
 }
 
+/* The column stream's grid: lutmm_column_grid, or at most n blocks where
+ * LUTMM_CUDA_COLUMN_GRID=n (to measure grids against the rule). */
+static int64_t column_grid(const lutmm_cuda_state *s, int64_t units, int64_t iters) {
+  if (s->column_grid > 0 && units >= s->column_grid) return s->column_grid < s->sm_count ? s->column_grid : s->sm_count;
+  return lutmm_column_grid(units, iters, s->sm_count);
+}
+
 /* M = 1..4 as the column-stream kernel (column_kernel.cuh): units column
- * after column, a block's range one run of the packed planes, one block an
- * SM, X whole or carried in the ring (any K); a cut column's first block
- * adds the others' tagged parts at the end of its range, so only where
- * tags can be used: a cooperative grid the SMs hold, not in a graph
- * (docs/HEURISTICS.md). The kernel reads none of the skinny plan's tile,
+ * after column, a block's range one run of the packed planes, about one
+ * block an SM (column_grid), X whole or carried in the ring (any K); a cut
+ * column's first block adds the others' tagged parts at the end of its
+ * range, so only where tags can be used: a cooperative grid the SMs hold,
+ * not in a graph (docs/HEURISTICS.md). The kernel reads none of the skinny plan's tile,
  * workspace or ticket fields. */
 static int plan_column_stream(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int cooperative,
                               int capturing, lutmm_cuda_gemm_params *p) {
@@ -149,7 +156,7 @@ static int plan_column_stream(const lutmm_cuda_state *s, const lutmm_weights *w,
   const int bits = w->params.bits, warps = lutmm_skinny_warps(1, bits);
   const int rows = lutmm_column_rows(m, g->k_atoms, warps);
   const int64_t iters = (g->k_atoms + 1) / 2, units = g->n_atoms * iters;
-  const int64_t grid = units < s->sm_count ? units : s->sm_count;
+  const int64_t grid = column_grid(s, units, iters);
   if (m > LUTMM_COLUMN_MAX_ROWS || !s->column_stream || !LUTMM_COLUMN_KERNEL_EXISTS(bits, p->atom_one_group, rows) ||
       !cooperative || !s->cooperative || units > INT32_MAX ||
       m * w->params.k * 2 > INT32_MAX ||

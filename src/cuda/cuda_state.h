@@ -27,6 +27,8 @@ typedef struct lutmm_cuda_state {
   int cooperative;        /* skinny launches are cooperative (the device supports it, LUTMM_CUDA_COOPERATIVE != 0) */
   int column_stream;      /* M <= 4 may take the column-stream kernel: 0 never (LUTMM_CUDA_COLUMN_STREAM=0), 1 where
                              its rule says (unset), 2 wherever it fits (=any) */
+  int column_grid;        /* the column stream's grid: 0 lutmm_column_grid's rule, n > 0 at most n blocks
+                             (LUTMM_CUDA_COLUMN_GRID=n) */
   uint64_t *tagged;       /* device: tagged partials of cooperative skinny launches (SMs × LUTMM_SKINNY_TAGGED_PER_SM) */
   size_t tagged_words;
   uint32_t last_tag;      /* the tag of the last launch that used `tagged` (0: none since it was zeroed) */
@@ -42,6 +44,7 @@ typedef struct lutmm_cuda_state {
   int last_skinny_head;           /* and a HEAD kernel (lutmm_skinny_tags_head) */
   int last_skinny_cooperative;    /* and ran cooperatively (0 after a refused cooperative launch went again plain) */
   int last_skinny_column;         /* and was the column-stream kernel */
+  int last_skinny_grid;           /* of that many blocks */
   int last_wide_tile_m;           /* X rows a tile of the last call's wide kernel (0: it ran another); the tests read it */
   int last_wide_cluster_ways;     /* blocks a cluster of the last wide launch (0: none); the tests read it */
   int refuse_cluster_launches;    /* a test's fault: cluster launches fail as on a device that cannot place them */

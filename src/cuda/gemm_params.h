@@ -538,6 +538,25 @@ LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64
   return one_row && n_atoms >= 32;
 }
 
+/* The column-stream kernel's grid for `units` units of `iters` a column:
+ * the most blocks, from one an SM down to SMs − SMs/16, whose Stream-K
+ * ranges line up with the columns (every block the same number of units,
+ * whole columns or an equal share of one), else one block an SM. Lined-up
+ * ranges ran 4096 x 4096, 8192 x 1024, 8192 x 8192 and 14336 x 4096 at M =
+ * 1..4 4-9 % faster on the H200, on 128 blocks for 132 SMs; on 112 blocks
+ * (four columns a block) 8192 x 28672 ran 10 % slower, as a block an SM
+ * then has to keep more bytes in flight than its warps' rings hold; and
+ * equal shares without lined-up ranges lost up to 5 % (docs/PERF.md,
+ * change 96). */
+LUTMM_HD static inline int64_t lutmm_column_grid(int64_t units, int64_t iters, int64_t sms) {
+  if (units < sms) return units;
+  for (int64_t grid = sms; grid >= sms - sms / 16; grid--) {
+    const int64_t range = units / grid;
+    if (units % grid == 0 && (range % iters == 0 || iters % range == 0)) return grid;
+  }
+  return sms;
+}
+
 /* Skinny kernels that can share a cut column's reduction among its
  * finishing contributors (cooperative launches; kernels of their own,
  * cut_path::shared): not the 64-row ones, whose registers it would spill.

@@ -16,7 +16,8 @@
  * added by clusters (and the same bits without them) and by several
  * clusters a tile, the wide kernel's cut tiles (codes of 1..8 bits) and
  * its tiles halved by clusters (either scale layout), the column-stream
- * kernel at M = 1..4, and run-to-run
+ * kernel at M = 1..4 (on one block an SM, and on the grids of fewer
+ * blocks whose ranges line up with the columns), and run-to-run
  * determinism. Exit 77 without a device. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -810,6 +811,17 @@ static void refused_cooperative_launches(harness *h) {
   clusters_back(h, &saved);
 }
 
+/* The state for a group of column-stream cases: NULL (and why) without
+ * cooperative launches or with LUTMM_CUDA_COLUMN_STREAM=0. */
+static lutmm_cuda_state *column_state(harness *h, const char *group) {
+  lutmm_cuda_state *s = cooperative_state(h, group);
+  if (s != NULL && !s->column_stream) {
+    printf("%s: LUTMM_CUDA_COLUMN_STREAM=0: not run\n", group);
+    return NULL;
+  }
+  return s;
+}
+
 /* Whether the planner's rules give case c the column-stream kernel. */
 static int column_stream_expected(const lutmm_cuda_state *s, const gemm_case *c) {
   const int64_t k_atoms = (c->k + 63) / 64, n_atoms = (c->n + 63) / 64;
@@ -869,12 +881,8 @@ static int column_cases(harness *h, const lutmm_cuda_state *s, const char *group
  * Clusters stay on: the column-stream plan comes first. Then a refused
  * cooperative launch, which must go again on the skinny kernel. */
 static void column_stream(harness *h) {
-  lutmm_cuda_state *s = cooperative_state(h, "column_stream");
+  lutmm_cuda_state *s = column_state(h, "column_stream");
   if (s == NULL) return;
-  if (!s->column_stream) {
-    printf("column_stream: LUTMM_CUDA_COLUMN_STREAM=0: not run\n");
-    return;
-  }
   const gemm_case all[] = {
       {4, 1, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 71},
       {4, 1, 8192, 28672, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 72},
@@ -911,6 +919,9 @@ static void column_stream(harness *h) {
       {5, 2, 2048, 3000, 32, LUTMM_DTYPE_F32, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 105},
       {3, 1, 4112, 2048, 16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 106},
   };
+  /* these cases' cuts as described: one block an SM */
+  const int rule_grid = s->column_grid;
+  s->column_grid = s->sm_count;
   int taken = column_cases(h, s, "column_stream", all, sizeof all / sizeof all[0]);
   const gemm_case twice[] = {{4, 1, 4096, 14336, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 0, 0, 0, 83},
                               {4, 4, 4096, 14336, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 0, 0, 0, 95}};
@@ -922,6 +933,7 @@ static void column_stream(harness *h) {
       failures++;
     }
   }
+  s->column_grid = rule_grid;
   const int cases = (int)(sizeof all / sizeof all[0] + sizeof twice / sizeof twice[0]);
   /* a device of 132 SMs takes it in 32 of these 36 */
   const int expected = 32;
@@ -935,6 +947,54 @@ static void column_stream(harness *h) {
   s->refuse_cooperative_launches = 0;
   if (s->last_skinny_column || s->last_skinny_cooperative) {
     printf("FAIL column_stream: a refused cooperative launch did not go again on the skinny kernel\n");
+    failures++;
+  }
+}
+
+/* The column stream's grid rule (lutmm_column_grid): on a 132-SM part 128
+ * blocks whose ranges line up with the columns. 4096 x 4096 (half a
+ * column a block: every column cut once, in its middle, the second half's
+ * part published at its block's end), 8192 x 1024 at M = 2 (an eighth of
+ * a column a block: each column's first block adds 7 parts, each another
+ * block's whole range), 14336 x 4096
+ * at M = 4 (half a column, 56 units: 3 or 4 a warp), 8192 x 8192 with
+ * 3-bit codes (one whole column a block, no cut) and 28672 x 8192 with
+ * 8-bit codes (12-warp blocks, one column of 224 units). Each launch's
+ * grid must be the rule's, whatever the SMs. */
+static void column_grid(harness *h) {
+  lutmm_cuda_state *s = column_state(h, "column_grid");
+  if (s == NULL) return;
+  const gemm_case all[] = {
+      {4, 1, 4096, 4096, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 107},
+      {2, 2, 8192, 1024, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 108},
+      {4, 4, 14336, 4096, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 109},
+      {3, 1, 8192, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 1, 0, 0, 110},
+      {8, 1, 28672, 8192, 128, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F32, 1, 0, 0, 111},
+  };
+  const int rule_grid = s->column_grid;
+  s->column_grid = 0; /* the rule, whatever LUTMM_CUDA_COLUMN_GRID says */
+  int lined_up = 0;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    const int64_t k_atoms = (all[i].k + 63) / 64, iters = (k_atoms + 1) / 2, units = (all[i].n + 63) / 64 * iters;
+    const int64_t want = lutmm_column_grid(units, iters, s->sm_count);
+    const int column = column_stream_expected(s, &all[i]);
+    run_exact_and_bound(h, all[i]);
+    char name[160];
+    harness_describe(&all[i], name, sizeof name);
+    if (s->last_skinny_column != column) {
+      printf("FAIL column_grid %s: the launch %s the column-stream kernel\n", name, column ? "did not take" : "took");
+      failures++;
+    } else if (column && s->last_skinny_grid != want) {
+      printf("FAIL column_grid %s: %d blocks, not the rule's %lld\n", name, s->last_skinny_grid, (long long)want);
+      failures++;
+    }
+    lined_up += column && s->last_skinny_grid == want && want < s->sm_count;
+  }
+  s->column_grid = rule_grid;
+  printf("column_grid: %d of %zu cases on lined-up ranges of fewer blocks than SMs\n", lined_up,
+         sizeof all / sizeof all[0]);
+  if (s->sm_count == 132 && lined_up != (int)(sizeof all / sizeof all[0])) {
+    printf("FAIL column_grid: %d cases lined up on a 132-SM part, not all\n", lined_up);
     failures++;
   }
 }
@@ -965,6 +1025,7 @@ int main(void) {
   refused_cluster_launches(&h);
   refused_cooperative_launches(&h);
   column_stream(&h);
+  column_grid(&h);
   determinism(&h);
   harness_close(&h);
   printf("%d cases, %d failures\n", cases, failures);

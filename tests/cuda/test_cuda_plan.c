@@ -170,6 +170,7 @@ static void check_skinny_launch(const char *where, const lutmm_cuda_state *s, co
                s->smem_per_block);
     PLAN_CHECK((size_t)p->grid * (size_t)rows * 64 <= s->tagged_words);
     PLAN_CHECK(p->units == p->n_atoms * ((p->k_atoms + 1) / 2) && p->units <= INT32_MAX);
+    PLAN_CHECK(s->column_grid > 0 || p->grid == lutmm_column_grid(p->units, p->iters, s->sm_count));
     return;
   }
   PLAN_CHECK(lutmm_skinny_smem_bytes(s->smem_base, p->bits, p->mb, p->atom_one_group, p->warps) <= s->smem_per_block);
@@ -365,6 +366,28 @@ static void hopper_choices(void) {
                 rule[i].bits, (long long)rule[i].k, (long long)rule[i].n, (long long)rule[i].group,
                 (long long)rule[i].m, !rule[i].column, rule[i].column);
   }
+  /* The column stream's grid on the benchmark's shapes: 128 blocks where
+   * that many line up with the columns (half a column a block on 4096 x
+   * 4096 and 14336 x 4096, an eighth on 8192 x 1024, one column on 8192 x
+   * 8192 and 28672 x 8192), else one an SM (lutmm_column_grid); at most n
+   * with LUTMM_CUDA_COLUMN_GRID=n. */
+  static const struct {
+    int64_t k, n, grid;
+  } grids[] = {{4096, 4096, 128},   {8192, 1024, 128},  {8192, 8192, 128}, {4096, 14336, 132},
+               {14336, 4096, 128},  {8192, 28672, 132}, {28672, 8192, 128}};
+  for (size_t i = 0; i < sizeof grids / sizeof grids[0]; i++) {
+    CHECK(model_weights(4, grids[i].k, grids[i].n, 128, LUTMM_DTYPE_F16, &w));
+    c = plan_call(&s, &w, 1, 0);
+    if (!c.p[0].column_stream || c.p[0].grid != grids[i].grid)
+      unit_fail(__FILE__, __LINE__, "%lld x %lld, M = 1: column stream %d on %d blocks, not on %lld", (long long)grids[i].k,
+                (long long)grids[i].n, c.p[0].column_stream, c.p[0].grid, (long long)grids[i].grid);
+  }
+  s.column_grid = 132;
+  CHECK(model_weights(4, 4096, 4096, 128, LUTMM_DTYPE_F16, &w));
+  CHECK(plan_call(&s, &w, 1, 0).p[0].grid == 132);
+  s.column_grid = 100;
+  CHECK(plan_call(&s, &w, 2, 0).p[0].grid == 100);
+  s.column_grid = 0;
   /* =any takes what the rule leaves out where the kernel exists */
   CHECK(model_weights(4, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
   s.column_stream = 2;
