@@ -23,8 +23,9 @@ static cudaError_t read_cooperative(lutmm_cuda_state *s) {
    * measured rule (lutmm_column_stream_pays), to measure that rule again */
   const char *column = getenv("LUTMM_CUDA_COLUMN_STREAM");
   s->column_stream = column == NULL ? 1 : strcmp(column, "0") == 0 ? 0 : strcmp(column, "any") == 0 ? 2 : 1;
-  /* LUTMM_CUDA_COLUMN_GRID=n: at most n column-stream blocks, to measure
-   * grids against lutmm_column_grid's rule */
+  /* LUTMM_CUDA_COLUMN_GRID=n: n column-stream blocks (at most one an SM
+   * and one a unit), to measure grids against lutmm_column_grid's rule;
+   * anything but a positive number leaves the rule */
   const char *grid = getenv("LUTMM_CUDA_COLUMN_GRID");
   s->column_grid = grid != NULL && atoi(grid) > 0 ? atoi(grid) : 0;
   return err;

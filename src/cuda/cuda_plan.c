@@ -136,11 +136,13 @@ static int skinny_warps(const lutmm_cuda_state *s, const lutmm_weights *w, int m
                                 s->sm_count, s->smem_base, s->smem_per_block);
 }
 
-/* The column stream's grid: lutmm_column_grid, or at most n blocks where
- * LUTMM_CUDA_COLUMN_GRID=n (to measure grids against the rule). */
+/* The column stream's grid: lutmm_column_grid, or n blocks where
+ * LUTMM_CUDA_COLUMN_GRID=n (at most one an SM and one a unit), to measure
+ * grids against the rule. */
 static int64_t column_grid(const lutmm_cuda_state *s, int64_t units, int64_t iters) {
-  if (s->column_grid > 0 && units >= s->column_grid) return s->column_grid < s->sm_count ? s->column_grid : s->sm_count;
-  return lutmm_column_grid(units, iters, s->sm_count);
+  if (s->column_grid <= 0) return lutmm_column_grid(units, iters, s->sm_count);
+  const int64_t most = s->column_grid < s->sm_count ? s->column_grid : s->sm_count;
+  return units < most ? units : most;
 }
 
 /* M = 1..4 as the column-stream kernel (column_kernel.cuh): units column

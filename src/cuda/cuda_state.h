@@ -27,8 +27,8 @@ typedef struct lutmm_cuda_state {
   int cooperative;        /* skinny launches are cooperative (the device supports it, LUTMM_CUDA_COOPERATIVE != 0) */
   int column_stream;      /* M <= 4 may take the column-stream kernel: 0 never (LUTMM_CUDA_COLUMN_STREAM=0), 1 where
                              its rule says (unset), 2 wherever it fits (=any) */
-  int column_grid;        /* the column stream's grid: 0 lutmm_column_grid's rule, n > 0 at most n blocks
-                             (LUTMM_CUDA_COLUMN_GRID=n) */
+  int column_grid;        /* the column stream's grid: 0 lutmm_column_grid's rule, n > 0 n blocks (at most
+                             one an SM and one a unit; LUTMM_CUDA_COLUMN_GRID=n) */
   uint64_t *tagged;       /* device: tagged partials of cooperative skinny launches (SMs × LUTMM_SKINNY_TAGGED_PER_SM) */
   size_t tagged_words;
   uint32_t last_tag;      /* the tag of the last launch that used `tagged` (0: none since it was zeroed) */

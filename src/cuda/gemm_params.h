@@ -541,13 +541,13 @@ LUTMM_HD static inline int lutmm_column_stream_pays(int bits, int one_row, int64
 /* The column-stream kernel's grid for `units` units of `iters` a column:
  * the most blocks, from one an SM down to SMs − SMs/16, whose Stream-K
  * ranges line up with the columns (every block the same number of units,
- * whole columns or an equal share of one), else one block an SM. Lined-up
- * ranges ran 4096 x 4096, 8192 x 1024, 8192 x 8192 and 14336 x 4096 at M =
- * 1..4 4-9 % faster on the H200, on 128 blocks for 132 SMs; on 112 blocks
- * (four columns a block) 8192 x 28672 ran 10 % slower, as a block an SM
- * then has to keep more bytes in flight than its warps' rings hold; and
- * equal shares without lined-up ranges lost up to 5 % (docs/PERF.md,
- * change 96). */
+ * whole columns or an equal share of one), else one block an SM. On the
+ * H200, 128 lined-up blocks for 132 SMs ran 4096 x 4096, 8192 x 1024 (M =
+ * 1..2) and 8192 x 8192 about 5 % faster at M = 1..4 in median (up to
+ * 10 %), 14336 x 4096 2 % and 28672 x 8192 1 %; 112 lined-up blocks (four
+ * columns each) ran 8192 x 28672 9-11 % slower, hence the sixteenth; and
+ * equal unit counts without lined-up ranges (14336 x 4096 on 112 blocks)
+ * ran 4 % slower (docs/PERF.md, change 96). */
 LUTMM_HD static inline int64_t lutmm_column_grid(int64_t units, int64_t iters, int64_t sms) {
   if (units < sms) return units;
   for (int64_t grid = sms; grid >= sms - sms / 16; grid--) {

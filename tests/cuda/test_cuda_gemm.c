@@ -960,7 +960,8 @@ static void column_stream(harness *h) {
  * at M = 4 (half a column, 56 units: 3 or 4 a warp), 8192 x 8192 with
  * 3-bit codes (one whole column a block, no cut) and 28672 x 8192 with
  * 8-bit codes (12-warp blocks, one column of 224 units). Each launch's
- * grid must be the rule's, whatever the SMs. */
+ * grid must be the rule's, whatever the SMs. Then a grid set as
+ * LUTMM_CUDA_COLUMN_GRID sets it, whose ranges cut across columns. */
 static void column_grid(harness *h) {
   lutmm_cuda_state *s = column_state(h, "column_grid");
   if (s == NULL) return;
@@ -989,6 +990,17 @@ static void column_grid(harness *h) {
       failures++;
     }
     lined_up += column && s->last_skinny_grid == want && want < s->sm_count;
+  }
+  /* LUTMM_CUDA_COLUMN_GRID=100: ranges of 15.5 units across columns of 33
+   * (K of 65 atoms), each column cut two or three ways */
+  const gemm_case set = {3, 1, 4160, 3000, 64, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 112};
+  s->column_grid = 100;
+  run_exact_and_bound(h, set);
+  const int set_grid = s->sm_count < 100 ? s->sm_count : 100;
+  if (!s->last_skinny_column || s->last_skinny_grid != set_grid) {
+    printf("FAIL column_grid: LUTMM_CUDA_COLUMN_GRID=100 ran %s on %d blocks, not the column stream on %d\n",
+           s->last_skinny_column ? "the column stream" : "another kernel", s->last_skinny_grid, set_grid);
+    failures++;
   }
   s->column_grid = rule_grid;
   printf("column_grid: %d of %zu cases on lined-up ranges of fewer blocks than SMs\n", lined_up,

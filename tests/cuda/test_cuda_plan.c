@@ -369,8 +369,8 @@ static void hopper_choices(void) {
   /* The column stream's grid on the benchmark's shapes: 128 blocks where
    * that many line up with the columns (half a column a block on 4096 x
    * 4096 and 14336 x 4096, an eighth on 8192 x 1024, one column on 8192 x
-   * 8192 and 28672 x 8192), else one an SM (lutmm_column_grid); at most n
-   * with LUTMM_CUDA_COLUMN_GRID=n. */
+   * 8192 and 28672 x 8192), else one an SM (lutmm_column_grid); n (at most
+   * one an SM and one a unit) with LUTMM_CUDA_COLUMN_GRID=n. */
   static const struct {
     int64_t k, n, grid;
   } grids[] = {{4096, 4096, 128},   {8192, 1024, 128},  {8192, 8192, 128}, {4096, 14336, 132},
@@ -387,7 +387,12 @@ static void hopper_choices(void) {
   CHECK(plan_call(&s, &w, 1, 0).p[0].grid == 132);
   s.column_grid = 100;
   CHECK(plan_call(&s, &w, 2, 0).p[0].grid == 100);
+  s.column_grid = 1000; /* past the SMs: one an SM */
+  CHECK(plan_call(&s, &w, 1, 0).p[0].grid == 132);
+  CHECK(model_weights(4, 128, 4096, 128, LUTMM_DTYPE_F16, &w)); /* 64 units: one block a unit */
+  CHECK(plan_call(&s, &w, 1, 0).p[0].grid == 64);
   s.column_grid = 0;
+  CHECK(plan_call(&s, &w, 1, 0).p[0].grid == 64);
   /* =any takes what the rule leaves out where the kernel exists */
   CHECK(model_weights(4, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
   s.column_stream = 2;
