@@ -150,8 +150,8 @@ static int64_t column_grid(const lutmm_cuda_state *s, int64_t units, int64_t ite
  * block an SM (column_grid), X whole or carried in the ring (any K); a cut
  * column's first block adds the others' tagged parts at the end of its
  * range, so only where tags can be used: a cooperative grid the SMs hold,
- * not in a graph (docs/HEURISTICS.md). The kernel reads none of the skinny plan's tile,
- * workspace or ticket fields. */
+ * not in a graph (docs/HEURISTICS.md). The kernel reads none of the skinny
+ * plan's tile, workspace or ticket fields. */
 static int plan_column_stream(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m, int cooperative,
                               int capturing, lutmm_cuda_gemm_params *p) {
   const lutmm_geometry *g = &w->geom;

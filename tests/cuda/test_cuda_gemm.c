@@ -956,12 +956,12 @@ static void column_stream(harness *h) {
  * column a block: every column cut once, in its middle, the second half's
  * part published at its block's end), 8192 x 1024 at M = 2 (an eighth of
  * a column a block: each column's first block adds 7 parts, each another
- * block's whole range), 14336 x 4096
- * at M = 4 (half a column, 56 units: 3 or 4 a warp), 8192 x 8192 with
- * 3-bit codes (one whole column a block, no cut) and 28672 x 8192 with
- * 8-bit codes (12-warp blocks, one column of 224 units). Each launch's
- * grid must be the rule's, whatever the SMs. Then a grid set as
- * LUTMM_CUDA_COLUMN_GRID sets it, whose ranges cut across columns. */
+ * block's whole range), 14336 x 4096 at M = 4 (half a column, 56 units: 3
+ * or 4 a warp), 8192 x 8192 with 3-bit codes (one whole column a block, no
+ * cut) and 28672 x 8192 with 8-bit codes (12-warp blocks, one column of
+ * 224 units). Each launch's grid must be the rule's, whatever the SMs.
+ * Then a grid set as LUTMM_CUDA_COLUMN_GRID sets it, whose ranges cut
+ * across columns. */
 static void column_grid(harness *h) {
   lutmm_cuda_state *s = column_state(h, "column_grid");
   if (s == NULL) return;
@@ -992,7 +992,7 @@ static void column_grid(harness *h) {
     lined_up += column && s->last_skinny_grid == want && want < s->sm_count;
   }
   /* LUTMM_CUDA_COLUMN_GRID=100: ranges of 15.5 units across columns of 33
-   * (K of 65 atoms), each column cut two or three ways */
+   * (K of 65 atoms), each column cut three or four ways */
   const gemm_case set = {3, 1, 4160, 3000, 64, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 112};
   s->column_grid = 100;
   run_exact_and_bound(h, set);
