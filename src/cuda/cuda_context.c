@@ -27,7 +27,8 @@ static cudaError_t read_cooperative(lutmm_cuda_state *s) {
    * and one a unit), to measure grids against lutmm_column_grid's rule;
    * anything but a positive number leaves the rule */
   const char *grid = getenv("LUTMM_CUDA_COLUMN_GRID");
-  s->column_grid = grid != NULL && atoi(grid) > 0 ? atoi(grid) : 0;
+  const int blocks = grid != NULL ? atoi(grid) : 0;
+  s->column_grid = blocks > 0 ? blocks : 0;
   return err;
 }
 

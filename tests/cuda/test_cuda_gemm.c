@@ -822,12 +822,19 @@ static lutmm_cuda_state *column_state(harness *h, const char *group) {
   return s;
 }
 
+/* Case c's column-stream units, and in `iters` a column's. */
+static int64_t column_units(const gemm_case *c, int64_t *iters) {
+  *iters = ((c->k + 63) / 64 + 1) / 2;
+  return (c->n + 63) / 64 * *iters;
+}
+
 /* Whether the planner's rules give case c the column-stream kernel. */
 static int column_stream_expected(const lutmm_cuda_state *s, const gemm_case *c) {
   const int64_t k_atoms = (c->k + 63) / 64, n_atoms = (c->n + 63) / 64;
   const int one_row = c->group_size == 0 || c->group_size % 64 == 0 || c->group_size >= c->k;
   const int rows = lutmm_column_rows(c->m, k_atoms, lutmm_skinny_warps(1, c->bits));
-  const int64_t units = n_atoms * ((k_atoms + 1) / 2);
+  int64_t iters;
+  const int64_t units = column_units(c, &iters);
   return s->column_stream && c->m <= LUTMM_COLUMN_MAX_ROWS && LUTMM_COLUMN_KERNEL_EXISTS(c->bits, one_row, rows) &&
          units <= INT32_MAX &&
          (s->column_stream == 2 || lutmm_column_stream_pays(c->bits, one_row, n_atoms, k_atoms, s->sm_count, c->m));
@@ -976,7 +983,8 @@ static void column_grid(harness *h) {
   s->column_grid = 0; /* the rule, whatever LUTMM_CUDA_COLUMN_GRID says */
   int lined_up = 0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-    const int64_t k_atoms = (all[i].k + 63) / 64, iters = (k_atoms + 1) / 2, units = (all[i].n + 63) / 64 * iters;
+    int64_t iters;
+    const int64_t units = column_units(&all[i], &iters);
     const int64_t want = lutmm_column_grid(units, iters, s->sm_count);
     const int column = column_stream_expected(s, &all[i]);
     run_exact_and_bound(h, all[i]);

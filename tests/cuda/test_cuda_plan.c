@@ -170,7 +170,7 @@ static void check_skinny_launch(const char *where, const lutmm_cuda_state *s, co
                s->smem_per_block);
     PLAN_CHECK((size_t)p->grid * (size_t)rows * 64 <= s->tagged_words);
     PLAN_CHECK(p->units == p->n_atoms * ((p->k_atoms + 1) / 2) && p->units <= INT32_MAX);
-    PLAN_CHECK(s->column_grid > 0 || p->grid == lutmm_column_grid(p->units, p->iters, s->sm_count));
+    PLAN_CHECK(p->grid == lutmm_column_grid(p->units, p->iters, s->sm_count));
     return;
   }
   PLAN_CHECK(lutmm_skinny_smem_bytes(s->smem_base, p->bits, p->mb, p->atom_one_group, p->warps) <= s->smem_per_block);
