@@ -323,8 +323,30 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
  * slower, spilling 64-152 B
  * (docs/PERF.md, changes 60-62). Each slab's
  * group may run on while the next is prepared; a fragment buffer is reused
- * only after the group that read it completed (wait for all but the
- * latest group). */
+ * only after the group that read it completed: with B buffers (the slab's
+ * index mod B, which runs on across units since B divides 4) the wait is
+ * for all but the latest B - 1 groups (fragment_buffers says why B). */
+/* A-fragment buffers of a warp, so MMA groups a warpgroup may leave in
+ * flight (one fewer). With two, only a unit's last group is left running
+ * while the next unit's scales, code words and first lookups are read; in
+ * 256-row tiles Nsight Compute found the tensor pipe idle 21 % of the
+ * cycles there (H200, M = 256), the warpgroups waiting for the group
+ * before. Four, for 8 registers a thread more, leave up to three groups
+ * running: tensor pipe 78.5 -> 81 % active, 3.8 % fewer cycles (NF4), and
+ * about 1 % less time in median for 2- and 4-bit codes (8-bit 0.3 %) under
+ * the power cap that sets the clock at M = 256 (docs/PERF.md, change 98).
+ * The other kernels keep two: 3-bit codes (two index words a slab) ran
+ * 0.8 % slower in median with four; 128-row tiles (16 registers more,
+ * where the kernels already use up to 213 of their 216) ran 2-4 % slower
+ * in median for 2-, 4- and 8-bit codes (3-bit 1 % faster); and
+ * with per-slab scales ptxas serialized every wgmma of the four-buffer
+ * loop (C7513: "non wgmma instructions defining input registers" within a
+ * group's stage). */
+template <int BITS, int TM, bool ONE_ROW>
+__device__ __forceinline__ constexpr int fragment_buffers() {
+  return TM == 256 && ONE_ROW && BITS != 3 ? 4 : 2;
+}
+
 template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
 __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *stage,
                                              uint32_t table_lane, int wg, int j, int lane,
@@ -335,7 +357,10 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
   const uint8_t *scales = stage + L::SCALES;
   const uint8_t *atoms_lane = stage + L::W + wg * COLS * L::ATOM + 16 * lane;
   const uint32_t x_base = smem_address(stage + L::X);
-  uint32_t codes[4][COLS][code_words<BITS>::COUNT], s_lo[COLS], s_hi[COLS], pairs[2][COLS][4], a[2][COLS][4];
+  constexpr int BUFFERS = fragment_buffers<BITS, TM, ONE_ROW>();
+  static_assert(4 % BUFFERS == 0, "a buffer's slab index runs on across units");
+  uint32_t codes[4][COLS][code_words<BITS>::COUNT], s_lo[COLS], s_hi[COLS], pairs[2][COLS][4];
+  uint32_t a[BUFFERS][COLS][4];
   const int shift = ONE_ROW ? -1 : slab_shift(p, s);
   slab_scales<T, BITS, TM, NATIVE>(p, scales, 0, wg, j, lane, s_lo, s_hi);
   if constexpr (AHEAD) {
@@ -353,20 +378,21 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
       read_codes<BITS, TM>(atoms_lane, slab, j, codes[slab]);
       lookup_slab<BITS>(table_lane, codes[slab], pairs[now]);
     }
+    const int buffer = slab % BUFFERS;
 #pragma unroll
     for (int cc = 0; cc < COLS; cc++) {
-      a[now][cc][0] = compute<T>::mul2(pairs[now][cc][0], s_lo[cc]);
-      a[now][cc][1] = compute<T>::mul2(pairs[now][cc][1], s_hi[cc]);
-      a[now][cc][2] = compute<T>::mul2(pairs[now][cc][2], s_lo[cc]);
-      a[now][cc][3] = compute<T>::mul2(pairs[now][cc][3], s_hi[cc]);
+      a[buffer][cc][0] = compute<T>::mul2(pairs[now][cc][0], s_lo[cc]);
+      a[buffer][cc][1] = compute<T>::mul2(pairs[now][cc][1], s_hi[cc]);
+      a[buffer][cc][2] = compute<T>::mul2(pairs[now][cc][2], s_lo[cc]);
+      a[buffer][cc][3] = compute<T>::mul2(pairs[now][cc][3], s_hi[cc]);
     }
     /* X^T of the slab: k 16·slab.. of every row */
     const uint64_t desc = wgmma_descriptor_sw128(x_base + 32u * (uint32_t)slab);
     wgmma_fence();
 #pragma unroll
-    for (int cc = 0; cc < COLS; cc++) wgmma_m64k16<T, TM>::run(acc[cc], a[now][cc], desc);
+    for (int cc = 0; cc < COLS; cc++) wgmma_m64k16<T, TM>::run(acc[cc], a[buffer][cc], desc);
     wgmma_commit();
-    wgmma_wait<1>();
+    wgmma_wait<BUFFERS - 1>();
   }
 }
 
@@ -529,7 +555,9 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
     mbarrier_wait(full + 8 * stage, round & 1);
     compute_unit<T, BITS, ONE_ROW, TM, NATIVE>(p, at, stages + (size_t)stage * stage_bytes, table_lane, wg, j, lane, acc);
     if (previous >= 0) {
-      /* Every lane arrives, not lane 0 for its warp: the same order, but
+      /* The previous unit's MMAs are complete: compute_unit left at most
+       * fragment_buffers - 1 <= 3 of this unit's four groups running.
+       * Every lane arrives, not lane 0 for its warp: the same order, but
        * racecheck orders a thread's reads by that thread's own arrival only,
        * and reported the other lanes' reads as racing with the refill
        * wherever a block reuses its stages. The same time on the H100. The
