@@ -307,25 +307,6 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
     scale_pair<T, NATIVE>(p, scales, stage_layout<BITS, TM>::ROW, r, wg * COLS + cc, j, lane, lo[cc], hi[cc]);
 }
 
-/* One unit: for each slab, this warp's A fragments of its COLS columns,
- * then one wgmma per column into acc. In tiles of 128 and 256 rows the
- * shared-memory reads run a slab ahead, since the MMA fences keep the
- * compiler from moving them: every code word of the unit first, then the
- * lookups of slab s + 1 before the fragments of slab s are scaled and
- * multiplied (H100, same runs: with one-row scales 5-11 % faster for codes
- * of 5..8 bits, 4-7 % for 3-bit codes; with per-slab scales 0-7 % in
- * median for every width once a slab's scale row took a shift, change
- * 57). In 64-row tiles, four columns a warpgroup, one-row codes of up
- * to 4 bits run ahead (up to 9 % faster, spilling 8-32 B) and per-slab
- * 3-bit codes, whose two index words a slab have the most latency to
- * hide (0-6 % faster); per-slab 2- and 4-bit codes ran 3-6 % slower
- * ahead, spilling 8-24 B (none without), one-row 5..8-bit codes 3-11 %
- * slower, spilling 64-152 B
- * (docs/PERF.md, changes 60-62). Each slab's
- * group may run on while the next is prepared; a fragment buffer is reused
- * only after the group that read it completed: with B buffers (the slab's
- * index mod B, which runs on across units since B divides 4) the wait is
- * for all but the latest B - 1 groups (fragment_buffers says why B). */
 /* A-fragment buffers of a warp, so MMA groups a warpgroup may leave in
  * flight (one fewer). With two, only a unit's last group is left running
  * while the next unit's scales, code words and first lookups are read; in
@@ -347,6 +328,25 @@ __device__ __forceinline__ constexpr int fragment_buffers() {
   return TM == 256 && ONE_ROW && BITS != 3 ? 4 : 2;
 }
 
+/* One unit: for each slab, this warp's A fragments of its COLS columns,
+ * then one wgmma per column into acc. In tiles of 128 and 256 rows the
+ * shared-memory reads run a slab ahead, since the MMA fences keep the
+ * compiler from moving them: every code word of the unit first, then the
+ * lookups of slab s + 1 before the fragments of slab s are scaled and
+ * multiplied (H100, same runs: with one-row scales 5-11 % faster for codes
+ * of 5..8 bits, 4-7 % for 3-bit codes; with per-slab scales 0-7 % in
+ * median for every width once a slab's scale row took a shift, change
+ * 57). In 64-row tiles, four columns a warpgroup, one-row codes of up
+ * to 4 bits run ahead (up to 9 % faster, spilling 8-32 B) and per-slab
+ * 3-bit codes, whose two index words a slab have the most latency to
+ * hide (0-6 % faster); per-slab 2- and 4-bit codes ran 3-6 % slower
+ * ahead, spilling 8-24 B (none without), one-row 5..8-bit codes 3-11 %
+ * slower, spilling 64-152 B
+ * (docs/PERF.md, changes 60-62). Each slab's
+ * group may run on while the next is prepared; a fragment buffer is reused
+ * only after the group that read it completed: with B buffers (the slab's
+ * index mod B, which runs on across units since B divides 4) the wait is
+ * for all but the latest B - 1 groups (fragment_buffers says why B). */
 template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
 __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *stage,
                                              uint32_t table_lane, int wg, int j, int lane,
