@@ -313,13 +313,13 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
  * 256-row tiles Nsight Compute found the tensor pipe idle 21 % of the
  * cycles there (H200, M = 256), the warpgroups waiting for the group
  * before. Four, for 8 registers a thread more, leave up to three groups
- * running: tensor pipe 78.5 -> 81 % active, 3.8 % fewer cycles (NF4), and
+ * running: tensor pipe 78.5 -> 81 % active, 3.8 % fewer cycles (NF4 g128), and
  * about 1 % less time in median for 2- and 4-bit codes (8-bit 0.3 %) under
  * the power cap that sets the clock at M = 256 (docs/PERF.md, change 98).
  * The other kernels keep two: 3-bit codes (two index words a slab) ran
  * 0.8 % slower in median with four; 128-row tiles (16 registers more,
  * where the kernels already use up to 213 of their 216) ran 2-4 % slower
- * in median for 2-, 4- and 8-bit codes (3-bit 1 % faster); and
+ * in median for 2-, 4- and 8-bit codes (3-bit 1.3 % faster); and
  * with per-slab scales ptxas serialized every wgmma of the four-buffer
  * loop (C7513: "non wgmma instructions defining input registers" within a
  * group's stage). */
