@@ -581,14 +581,17 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
   if (CLUSTER) add_cluster_share<TM>(p, site_of(p, lo), stages, 128 * wg + 32 * j + lane);
 }
 
-/* NATIVE (scale_pair): per-slab kernels have an instantiation for scales
- * stored in the compute dtype, whose unit loop then holds no conversion:
- * a runtime test of the scale dtype left every conversion path predicated
- * in that loop, 1,139 and 1,266 instructions of its code (fp16, bf16; 4-bit
- * codes, 64-row tiles; static SASS counts) against 905. A runtime branch
- * between two consumers in one kernel instead spilled and ran up to 1.6x
- * slower. One-row kernels convert once per unit and keep a single
- * instantiation. */
+/* NATIVE (scale_pair): per-slab kernels, and one-row kernels of up to
+ * kOneRowNativeMaxBits, have an instantiation for scales stored in the
+ * compute dtype, whose unit loop then holds no conversion.
+ * In per-slab kernels a runtime test of the scale dtype left every
+ * conversion path predicated in the loop, 1,139 and 1,266 instructions of
+ * its code (fp16, bf16; 4-bit codes, 64-row tiles; static SASS counts)
+ * against 905; a runtime branch between two consumers in one kernel
+ * instead spilled and ran up to 1.6x slower. One-row kernels convert once
+ * a unit, but that test put an LDC and four branches around the unit's
+ * scale reads, ahead of its code words, and Nsight Compute found about
+ * 10 % of the stall samples there at M = 128 (H200, 8192 x 28672). */
 template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE, bool CLUSTER>
 __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
 #if !LUTMM_HAVE_WGMMA
@@ -624,18 +627,32 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
 #endif
 }
 
-/* The instantiation for a code width; NULL for widths past 8. */
+/* One-row kernels for scales in the compute dtype stop at 4-bit codes: at
+ * M = 128 on the H200 they were 2-4 % faster than the converting kernel for
+ * 1..4-bit codes but 0.9 % slower for 8-bit ones (medians), whose unit is
+ * dominated by lookups rather than by the scale reads at its start. Wider
+ * codes keep the converting kernel, and the unused ones are not built. */
+constexpr int kOneRowNativeMaxBits = 4;
+
+template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE, bool CLUSTER>
+const void *instance() {
+  if constexpr (ONE_ROW && NATIVE && BITS > kOneRowNativeMaxBits) return nullptr;
+  else return (const void *)wide_kernel<T, BITS, ONE_ROW, TM, NATIVE, CLUSTER>;
+}
+
+/* The instantiation for a code width; NULL for widths past 8 and for the
+ * one-row native kernels that are not built. */
 template <typename T, bool ONE_ROW, int TM, bool NATIVE, bool CLUSTER = false>
 const void *kernel_for(int bits) {
   switch (bits) {
-    case 1: return (const void *)wide_kernel<T, 1, ONE_ROW, TM, NATIVE, CLUSTER>;
-    case 2: return (const void *)wide_kernel<T, 2, ONE_ROW, TM, NATIVE, CLUSTER>;
-    case 3: return (const void *)wide_kernel<T, 3, ONE_ROW, TM, NATIVE, CLUSTER>;
-    case 4: return (const void *)wide_kernel<T, 4, ONE_ROW, TM, NATIVE, CLUSTER>;
-    case 5: return (const void *)wide_kernel<T, 5, ONE_ROW, TM, NATIVE, CLUSTER>;
-    case 6: return (const void *)wide_kernel<T, 6, ONE_ROW, TM, NATIVE, CLUSTER>;
-    case 7: return (const void *)wide_kernel<T, 7, ONE_ROW, TM, NATIVE, CLUSTER>;
-    case 8: return (const void *)wide_kernel<T, 8, ONE_ROW, TM, NATIVE, CLUSTER>;
+    case 1: return instance<T, 1, ONE_ROW, TM, NATIVE, CLUSTER>();
+    case 2: return instance<T, 2, ONE_ROW, TM, NATIVE, CLUSTER>();
+    case 3: return instance<T, 3, ONE_ROW, TM, NATIVE, CLUSTER>();
+    case 4: return instance<T, 4, ONE_ROW, TM, NATIVE, CLUSTER>();
+    case 5: return instance<T, 5, ONE_ROW, TM, NATIVE, CLUSTER>();
+    case 6: return instance<T, 6, ONE_ROW, TM, NATIVE, CLUSTER>();
+    case 7: return instance<T, 7, ONE_ROW, TM, NATIVE, CLUSTER>();
+    case 8: return instance<T, 8, ONE_ROW, TM, NATIVE, CLUSTER>();
     default: return nullptr;
   }
 }
@@ -647,7 +664,9 @@ const void *kernel_for(int bits) {
  * none: lutmm_wide_cluster_ways) or another tile. */
 template <typename T, int TM, bool CLUSTER>
 const void *kernel_for(int bits, bool one_row, bool native) {
-  if (one_row) return kernel_for<T, true, TM, false, CLUSTER>(bits);
+  if (one_row)
+    return native && bits <= kOneRowNativeMaxBits ? kernel_for<T, true, TM, true, CLUSTER>(bits)
+                                                  : kernel_for<T, true, TM, false, CLUSTER>(bits);
   return native ? kernel_for<T, false, TM, true, CLUSTER>(bits) : kernel_for<T, false, TM, false, CLUSTER>(bits);
 }
 
@@ -686,10 +705,10 @@ template <typename T>
 cudaError_t allow_smem(size_t limit) {
   for (int bits = 1; bits <= 8; bits++)
     for (int tile_m = 64; tile_m <= 256; tile_m *= 2)
-      for (int variant = 0; variant < 6; variant++) {
-        /* one-row, per-slab converting, per-slab native; the same three as clusters */
-        const bool cluster = variant >= 3;
-        const void *kernel = kernel_for<T>(bits, variant % 3 == 0, variant % 3 == 2, tile_m, cluster);
+      for (int variant = 0; variant < 8; variant++) {
+        /* scale layout, scale dtype and cluster, one bit each */
+        const bool one_row = variant & 1, native = variant & 2, cluster = variant & 4;
+        const void *kernel = kernel_for<T>(bits, one_row, native, tile_m, cluster);
         if (kernel == nullptr) continue;
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit);
         if (err != cudaSuccess) return err;
