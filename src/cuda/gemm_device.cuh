@@ -220,6 +220,16 @@ __device__ __forceinline__ void store_output(void *y, int dtype, int64_t index, 
   else ((__nv_bfloat16 *)y)[index] = __float2bfloat16_rn(v);
 }
 
+/* The same rounding for a Y dtype fixed at compile time. */
+template <typename Out>
+__device__ __forceinline__ Out output_of(float v);
+template <>
+__device__ __forceinline__ float output_of<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ __half output_of<__half>(float v) { return __float2half_rn(v); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 output_of<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
 /* Slices of a code width, widest first (layout.h's rule), at compile time.
  * Loops, not recursion: a call the compiler does not fold must not recurse. */
 __host__ __device__ constexpr int slice_count(int bits) {

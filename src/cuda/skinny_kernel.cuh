@@ -777,15 +777,6 @@ __device__ void reduce_partials(const lutmm_cuda_gemm_params &p, int tile, int w
   }
 }
 
-template <typename Out>
-__device__ __forceinline__ Out output_of(float v);
-template <>
-__device__ __forceinline__ float output_of<float>(float v) { return v; }
-template <>
-__device__ __forceinline__ __half output_of<__half>(float v) { return __float2half_rn(v); }
-template <>
-__device__ __forceinline__ __nv_bfloat16 output_of<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
-
 /* A whole tile column straight to Y: lane rows 8·mb + row0 (+1), columns
  * 16·j + col (+8), so every address is a row base plus a constant. */
 template <typename Out, int MB>

@@ -668,9 +668,10 @@ static void skinny_cluster_groups(harness *h) {
  * grid (lutmm_wide_halved_grid), 64 of 256 × 128 on 128 of the grid's
  * blocks (lutmm_wide_even_grid), one-row and per-slab scales (groups of 32
  * in the compute dtype, groups of 16 converted from fp16), 16 units a
- * tile. Where the device's SM count and cluster room give that plan (an
- * H100 or H200: 132 SMs) the case also checks that it ran; elsewhere the
- * same cases run whatever the planner gives them. */
+ * tile, ragged tiles (M = 100 and 200) and whole ones (M = 128 and 256).
+ * Where the device's SM count and cluster room give that plan (an H100 or
+ * H200: 132 SMs) the case also checks that it ran; elsewhere the same
+ * cases run whatever the planner gives them. */
 static void wide_cluster_halves(harness *h) {
   const lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   const struct {
@@ -680,9 +681,10 @@ static void wide_cluster_halves(harness *h) {
   } cases[] = {{4, 100, 1024, 56 * 256, 128, 56, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16},
                {6, 200, 1024, 50 * 128, 128, 50, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16},
                {3, 100, 1024, 56 * 256, 32, 56, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16},
-               {5, 256, 1024, 64 * 128, 16, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F16}};
+               {5, 256, 1024, 64 * 128, 16, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F16},
+               {2, 128, 1024, 56 * 256, 64, 56, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16}};
   uint64_t rng = 31;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     gemm_case c = {cases[i].bits, cases[i].m, cases[i].k, cases[i].n, cases[i].group, cases[i].scales,
                    cases[i].x, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
     run_exact_and_bound(h, c);
@@ -731,6 +733,35 @@ static void wide_cut_tiles(harness *h) {
   same_bits_twice(h, (gemm_case){4, 256, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0,
                                  0, 99});
   wide_cluster_halves(h);
+}
+
+/* Tiles the wide kernel writes straight to Y: with K = 64 a tile is one
+ * unit and every block holds two or more, so each segment is a whole tile.
+ * Tiles inside Y take the store without bounds tests (store_inside_tile),
+ * the ragged last ones in M or N the general store; each case in each Y
+ * dtype, for tiles of 64, 128 and 256 rows, one-row scales in the compute
+ * dtype, converted one-row scales (fp32, and 8-bit codes, which keep the
+ * converting kernel) and per-slab scales. */
+static void wide_tiles_to_y(harness *h) {
+  const struct {
+    int bits;
+    int64_t m, n, group;
+    lutmm_dtype scales, x;
+    int tile_m;
+  } cases[] = {{4, 64, 4600, 64, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, 64},
+               {2, 128, 1000, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_BF16, 128},
+               {1, 256, 2048, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, 256},
+               {3, 300, 1024, 64, LUTMM_DTYPE_F32, LUTMM_DTYPE_F16, 256},
+               {8, 256, 1000, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16, 256}};
+  const int wide = lutmm_cuda_state_of(h->cuda)->wide;
+  uint64_t rng = 37;
+  for (int i = 0; i < 5; i++)
+    for (int y = 0; y < 3; y++) {
+      gemm_case c = {cases[i].bits, cases[i].m, 64, cases[i].n, cases[i].group, cases[i].scales, cases[i].x,
+                     (lutmm_dtype)y, 1, 0, 0, harness_next(&rng)};
+      run(h, &c);
+      expect_wide_tile(h, &c, wide ? cases[i].tile_m : 0);
+    }
 }
 
 /* Launches the device refuses as clusters (the state's test fault) go
@@ -1042,6 +1073,7 @@ int main(void) {
   skinny_clusters(&h);
   skinny_cluster_groups(&h);
   wide_cut_tiles(&h);
+  wide_tiles_to_y(&h);
   refused_cluster_launches(&h);
   refused_cooperative_launches(&h);
   column_stream(&h);
