@@ -415,8 +415,8 @@ __device__ __forceinline__ void for_each_acc(int t, const float (&acc)[tile<TM>:
  * columns 64·cc + 8·((i % 4)/2) past those of its first one, so each is a
  * constant past one of two row pointers that step 8 rows every four
  * accumulators: no bounds test and no dtype test a value. Through
- * store_output each value took about 20 instructions (the 64-bit index,
- * two bounds, the dtype's branches), 3,306 a warp for a 128-row tile and
+ * store_output a tile's 128 values a thread took 3,306 instructions a
+ * warp (the 64-bit index, two bounds and the dtype's branches of each):
  * 8.2 % of the stall samples at 8192 x 28672, M = 128 (H200). */
 template <typename Out, int TM>
 __device__ __forceinline__ void store_inside_tile(const lutmm_cuda_gemm_params &p, const unit_site &s, int t,
@@ -684,7 +684,7 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
 
 /* One-row kernels for scales in the compute dtype stop at 4-bit codes: at
  * M = 128 on the H200 they were 2-4 % faster than the converting kernel for
- * 1..4-bit codes but 0.9 % slower for 8-bit ones (medians), whose unit is
+ * 2..4-bit codes but 0.7-0.9 % slower for 8-bit ones (medians), whose unit is
  * dominated by lookups rather than by the scale reads at its start. Wider
  * codes keep the converting kernel, and the unused ones are not built. */
 constexpr int kOneRowNativeMaxBits = 4;

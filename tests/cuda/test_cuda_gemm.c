@@ -668,10 +668,12 @@ static void skinny_cluster_groups(harness *h) {
  * grid (lutmm_wide_halved_grid), 64 of 256 × 128 on 128 of the grid's
  * blocks (lutmm_wide_even_grid), one-row and per-slab scales (groups of 32
  * in the compute dtype, groups of 16 converted from fp16), 16 units a
- * tile, ragged tiles (M = 100 and 200) and whole ones (M = 128 and 256).
- * Where the device's SM count and cluster room give that plan (an H100 or
- * H200: 132 SMs) the case also checks that it ran; elsewhere the same
- * cases run whatever the planner gives them. */
+ * tile, ragged tiles (M = 100 and 200; in the last case N, whose last
+ * run of four columns is cut) and whole ones (M = 128 and 256); Y in fp32
+ * (exact), then in X's dtype (bound). Where the device's SM count and
+ * cluster room give that plan (an H100 or H200: 132 SMs) the case also
+ * checks that it ran; elsewhere the same cases run whatever the planner
+ * gives them. */
 static void wide_cluster_halves(harness *h) {
   const lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   const struct {
@@ -682,9 +684,10 @@ static void wide_cluster_halves(harness *h) {
                {6, 200, 1024, 50 * 128, 128, 50, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16},
                {3, 100, 1024, 56 * 256, 32, 56, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16},
                {5, 256, 1024, 64 * 128, 16, 64, LUTMM_DTYPE_BF16, LUTMM_DTYPE_F16},
-               {2, 128, 1024, 56 * 256, 64, 56, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16}};
+               {2, 128, 1024, 56 * 256, 64, 56, LUTMM_DTYPE_BF16, LUTMM_DTYPE_BF16},
+               {4, 128, 1024, 56 * 256 - 102, 128, 56, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16}};
   uint64_t rng = 31;
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < 6; i++) {
     gemm_case c = {cases[i].bits, cases[i].m, cases[i].k, cases[i].n, cases[i].group, cases[i].scales,
                    cases[i].x, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
     run_exact_and_bound(h, c);
