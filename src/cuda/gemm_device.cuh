@@ -220,6 +220,15 @@ __device__ __forceinline__ void store_output(void *y, int dtype, int64_t index, 
   else ((__nv_bfloat16 *)y)[index] = __float2bfloat16_rn(v);
 }
 
+/* f((Out *)y) for Y's dtype Out: one store loop built for each dtype,
+ * none of them testing the dtype a value. */
+template <typename F>
+__device__ __forceinline__ void with_typed_output(void *y, int dtype, F &&f) {
+  if (dtype == LUTMM_DTYPE_F32) f((float *)y);
+  else if (dtype == LUTMM_DTYPE_F16) f((__half *)y);
+  else f((__nv_bfloat16 *)y);
+}
+
 /* The same rounding for a Y dtype fixed at compile time. */
 template <typename Out>
 __device__ __forceinline__ Out output_of(float v);

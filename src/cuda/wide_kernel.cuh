@@ -39,6 +39,8 @@
 #include "tma.cuh"
 #include "wgmma.cuh"
 
+#include <type_traits>
+
 namespace lutmm_kernels {
 namespace wide {
 
@@ -410,7 +412,7 @@ __device__ __forceinline__ void for_each_acc(int t, const float (&acc)[tile<TM>:
     }
 }
 
-/* A whole tile that lies inside Y, straight to Y in Y's dtype Out. Thread
+/* A whole tile that lies inside Y, straight to y (Y in its dtype). Thread
  * t's accumulators (lutmm_wide_acc_site) sit at rows 8·(i/4) + i % 2 and
  * columns 64·cc + 8·((i % 4)/2) past those of its first one, so each is a
  * constant past one of two row pointers that step 8 rows every four
@@ -418,13 +420,13 @@ __device__ __forceinline__ void for_each_acc(int t, const float (&acc)[tile<TM>:
  * store_output a tile's 128 values a thread took 3,306 instructions a
  * warp (the 64-bit index, two bounds and the dtype's branches of each):
  * 8.2 % of the stall samples at 8192 x 28672, M = 128 (H200). */
-template <typename Out, int TM>
-__device__ __forceinline__ void store_inside_tile(const lutmm_cuda_gemm_params &p, const unit_site &s, int t,
+template <int TM, typename Out>
+__device__ __forceinline__ void store_inside_tile(const lutmm_cuda_gemm_params &p, Out *y, const unit_site &s, int t,
                                                   const float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
   using S = tile<TM>;
   int row, col;
   lutmm_wide_acc_site(TM, t, 0, 0, &row, &col);
-  Out *even = (Out *)p.y + (s.mt * TM + row) * p.n + s.nt * S::N + col;
+  Out *even = y + (s.mt * TM + row) * p.n + s.nt * S::N + col;
   Out *odd = even + p.n;
   const int64_t eight_rows = 8 * p.n;
 #pragma unroll
@@ -459,9 +461,7 @@ __device__ inline void store_segment(const lutmm_cuda_gemm_params &p, const unit
     return;
   }
   if ((s.mt + 1) * TM <= p.m && (s.nt + 1) * S::N <= p.n) {
-    if (p.y_dtype == LUTMM_DTYPE_F32) store_inside_tile<float, TM>(p, s, t, acc);
-    else if (p.y_dtype == LUTMM_DTYPE_F16) store_inside_tile<__half, TM>(p, s, t, acc);
-    else store_inside_tile<__nv_bfloat16, TM>(p, s, t, acc);
+    with_typed_output(p.y, p.y_dtype, [&](auto *y) { store_inside_tile<TM>(p, y, s, t, acc); });
     return;
   }
   for_each_acc<TM>(t, acc, [&](int row, int col, float v) {
@@ -497,9 +497,14 @@ __device__ __forceinline__ void put_part_in_stages(uint8_t *stages, int t,
 
 constexpr int CLUSTER_BATCH = 2; /* 4-column runs a thread loads from every block before it adds */
 
-template <typename Out, int TM>
-__device__ __noinline__ void add_cluster_share_as(const lutmm_cuda_gemm_params &p, const unit_site &s,
-                                                  uint8_t *stages, int t) {
+/* Out: Y's dtype (with_typed_output), so that a run of four has one
+ * address and no dtype test, where store_output took a 64-bit index and
+ * the dtype's branches for each value (store_inside_tile says what that
+ * cost). Runs wholly inside Y store without a bounds test; the last run
+ * of a ragged row tests each column. */
+template <int TM, typename Out>
+__device__ __noinline__ void add_cluster_share(const lutmm_cuda_gemm_params &p, const unit_site &s, uint8_t *stages,
+                                               int t) {
   using S = tile<TM>;
   cluster_sync();
   constexpr int RUNS = TM * S::N / 4, ROW_RUNS = S::N / 4, MAX = LUTMM_WIDE_MAX_CLUSTER;
@@ -548,17 +553,6 @@ __device__ __noinline__ void add_cluster_share_as(const lutmm_cuda_gemm_params &
     }
   }
   cluster_sync_relaxed();
-}
-
-/* add_cluster_share_as for Y's dtype: one address a run of four and no
- * dtype test a value, where store_output took a 64-bit index and the
- * dtype's branches for each (store_inside_tile says what that cost). */
-template <int TM>
-__device__ __forceinline__ void add_cluster_share(const lutmm_cuda_gemm_params &p, const unit_site &s, uint8_t *stages,
-                                                  int t) {
-  if (p.y_dtype == LUTMM_DTYPE_F32) add_cluster_share_as<float, TM>(p, s, stages, t);
-  else if (p.y_dtype == LUTMM_DTYPE_F16) add_cluster_share_as<__half, TM>(p, s, stages, t);
-  else add_cluster_share_as<__nv_bfloat16, TM>(p, s, stages, t);
 }
 
 /* The producer warpgroup's part in the cluster's addition: its barriers. */
@@ -633,7 +627,13 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
     advance(p, at);
   }
   wgmma_wait<0>();
-  if (CLUSTER) add_cluster_share<TM>(p, site_of(p, lo), stages, 128 * wg + 32 * j + lane);
+  if (CLUSTER) {
+    const unit_site site = site_of(p, lo);
+    const int t = 128 * wg + 32 * j + lane;
+    with_typed_output(p.y, p.y_dtype, [&](auto *y) {
+      add_cluster_share<TM, std::remove_pointer_t<decltype(y)>>(p, site, stages, t);
+    });
+  }
 }
 
 /* NATIVE (scale_pair): per-slab kernels, and one-row kernels of up to
