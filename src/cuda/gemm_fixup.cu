@@ -19,16 +19,15 @@
 #define FIXUP_THREADS 256
 #define FIXUP_BATCH 4
 
-__global__ void __launch_bounds__(FIXUP_THREADS) lutmm_fixup_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
-  const int bm = p.tile_m, bn = p.tile_n;
-  const int64_t tile = blockIdx.x, first_unit = tile * p.iters;
+/* Element e's four partial sums of `tile`, in block order; false where
+ * one block held the whole tile (the main kernel wrote it). */
+__device__ __forceinline__ bool add_partials(const lutmm_cuda_gemm_params &p, int64_t tile, int e, float (&v)[4]) {
+  const int64_t first_unit = tile * p.iters;
   const int64_t first = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit);
   const int64_t last = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit + p.iters - 1);
-  if (first == last) return;
-  const int e = 4 * (int)(blockIdx.y * FIXUP_THREADS + threadIdx.x);
-  if (e >= bm * bn) return;
+  if (first == last) return false;
   const int64_t first_slot = lutmm_cuda_range_start(p.units, p.grid, first) == first_unit ? 2 * first : 2 * first + 1;
-  const size_t tile_elems = (size_t)bm * (size_t)bn;
+  const size_t tile_elems = (size_t)p.tile_m * (size_t)p.tile_n;
   float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   for (int64_t b0 = first; b0 <= last; b0 += FIXUP_BATCH) {
     float4 part[FIXUP_BATCH];
@@ -47,18 +46,21 @@ __global__ void __launch_bounds__(FIXUP_THREADS) lutmm_fixup_kernel(const __grid
       sum.w += part[t].w;
     }
   }
+  v[0] = sum.x;
+  v[1] = sum.y;
+  v[2] = sum.z;
+  v[3] = sum.w;
+  return true;
+}
+
+/* The tiled kernel's row-major partials: four columns of one row. */
+__global__ void __launch_bounds__(FIXUP_THREADS) lutmm_fixup_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
+  const int bm = p.tile_m, bn = p.tile_n;
+  const int64_t tile = blockIdx.x;
+  const int e = 4 * (int)(blockIdx.y * FIXUP_THREADS + threadIdx.x);
+  float v[4];
+  if (e >= bm * bn || !add_partials(p, tile, e, v)) return;
   const int64_t mt = tile % p.m_tiles, nt = tile / p.m_tiles;
-  const float v[4] = {sum.x, sum.y, sum.z, sum.w};
-  if (p.acc_order) {
-    /* The wide kernel's order: the four are rows r, r + 1 of columns c, c + 8. */
-    for (int i = 0; i < 4; i++) {
-      int row, col;
-      lutmm_wide_partial_site(bm, e + i, &row, &col);
-      const int64_t grow = mt * bm + row, gcol = nt * bn + col;
-      if (grow < p.m && gcol < p.n) lutmm_kernels::store_output(p.y, p.y_dtype, grow * p.n + gcol, v[i]);
-    }
-    return;
-  }
   const int row = e / bn, col = e % bn;
   const int64_t grow = mt * bm + row, gcol = nt * bn + col;
   if (grow >= p.m) return;
@@ -66,10 +68,51 @@ __global__ void __launch_bounds__(FIXUP_THREADS) lutmm_fixup_kernel(const __grid
     lutmm_kernels::store_output(p.y, p.y_dtype, grow * p.n + gcol + i, v[i]);
 }
 
+/* The wide kernel's partials (accumulator order) for tiles of TM rows, to
+ * Y in its dtype Out: a thread's four sums are rows r, r + 1 of columns
+ * c, c + 8 (lutmm_wide_partial_site), found with TM known at compile time
+ * (shifts, not the divisions by the tile's shape), one address for the
+ * four and no dtype test a value. */
+template <int TM, typename Out>
+__global__ void __launch_bounds__(FIXUP_THREADS) lutmm_wide_fixup_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
+  constexpr int N = LUTMM_WIDE_TILE_ELEMS / TM;
+  const int64_t tile = blockIdx.x;
+  const int e = 4 * (int)(blockIdx.y * FIXUP_THREADS + threadIdx.x);
+  float v[4];
+  if (e >= LUTMM_WIDE_TILE_ELEMS || !add_partials(p, tile, e, v)) return;
+  const int64_t mt = tile % p.m_tiles, nt = tile / p.m_tiles;
+  int row, col;
+  lutmm_wide_partial_site(TM, e, &row, &col);
+  const int64_t grow = mt * TM + row, gcol = nt * N + col;
+  Out *y = (Out *)p.y + grow * p.n + gcol;
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    const int down = i % 2, right = 8 * (i / 2);
+    if (grow + down < p.m && gcol + right < p.n) y[down * p.n + right] = lutmm_kernels::output_of<Out>(v[i]);
+  }
+}
+
+template <int TM>
+static const void *wide_fixup_for(int y_dtype) {
+  if (y_dtype == LUTMM_DTYPE_F32) return (const void *)lutmm_wide_fixup_kernel<TM, float>;
+  if (y_dtype == LUTMM_DTYPE_F16) return (const void *)lutmm_wide_fixup_kernel<TM, __half>;
+  return (const void *)lutmm_wide_fixup_kernel<TM, __nv_bfloat16>;
+}
+
+/* The fixup for a launch's partials: the wide kernel's instantiation for
+ * its tile rows and Y's dtype, else the tiled kernel's. */
+static const void *fixup_for(const lutmm_cuda_gemm_params *p) {
+  if (!p->acc_order) return (const void *)lutmm_fixup_kernel;
+  switch (p->tile_m) {
+    case 64: return wide_fixup_for<64>(p->y_dtype);
+    case 128: return wide_fixup_for<128>(p->y_dtype);
+    default: return wide_fixup_for<256>(p->y_dtype);
+  }
+}
+
 extern "C" cudaError_t lutmm_cuda_launch_fixup(cudaStream_t stream, const lutmm_cuda_gemm_params *p) {
   const int64_t tiles = p->m_tiles * p->n_tiles;
   const unsigned chunks = (unsigned)((p->tile_m * p->tile_n / 4 + FIXUP_THREADS - 1) / FIXUP_THREADS);
   void *args[] = {(void *)p};
-  return cudaLaunchKernel((const void *)lutmm_fixup_kernel, dim3((unsigned)tiles, chunks), dim3(FIXUP_THREADS), args,
-                          0, stream);
+  return cudaLaunchKernel(fixup_for(p), dim3((unsigned)tiles, chunks), dim3(FIXUP_THREADS), args, 0, stream);
 }
