@@ -110,12 +110,11 @@ static int64_t workspace_blocks(const lutmm_cuda_state *s, const lutmm_cuda_gemm
 }
 
 /* Stream-K grid: every resident block slot busy, unless the workspace cannot
- * hold two partial tiles per block; then one block per tile (no partials). */
-static void pick_grid(const lutmm_cuda_state *s, lutmm_cuda_gemm_params *p, gemm_plan *plan) {
+ * hold two partial tiles per block; then one block per tile (no partials).
+ * Each block takes at least `min_units` units, which bounds the partials
+ * of a tile (the fixup reads every partial of every element). */
+static void pick_grid(const lutmm_cuda_state *s, lutmm_cuda_gemm_params *p, gemm_plan *plan, int64_t min_units) {
   int64_t grid = (int64_t)s->sm_count * plan->blocks_per_sm;
-  /* Each block takes at least max(2, iters/8) units, so no tile is cut into
-   * more than ~9 partials (the fixup reads every partial of every element). */
-  const int64_t min_units = p->iters / 8 > 2 ? p->iters / 8 : 2;
   if (grid > p->units / min_units) grid = p->units / min_units > 0 ? p->units / min_units : 1;
   const int64_t fits = workspace_blocks(s, p);
   if (fits < grid) grid = fits >= s->sm_count ? fits : p->m_tiles * p->n_tiles;
@@ -351,7 +350,7 @@ size_t lutmm_cuda_plan_wide(const lutmm_cuda_state *s, const lutmm_weights *w, c
   p->units = p->m_tiles * p->n_tiles * p->iters;
   p->cluster_ways = 0;
   gemm_plan plan = {0, c.stages, 1, 0, lutmm_wide_smem_bytes(w->params.bits, tile_m, c.stages)};
-  pick_grid(s, p, &plan);
+  pick_grid(s, p, &plan, lutmm_wide_min_units(p->iters));
   const int64_t tiles = p->m_tiles * p->n_tiles, even = lutmm_wide_even_grid(tiles, p->grid);
   const int64_t halved = even > 0 ? 0 : lutmm_wide_halved_grid(tiles, p->iters, p->units, p->grid);
   const int64_t ways = even > 0 ? even / tiles : 2;
@@ -372,7 +371,8 @@ size_t lutmm_cuda_plan_tiled(const lutmm_cuda_state *s, const lutmm_weights *w, 
   gemm_plan plan = {w->params.bits <= 4 ? 4 : pick_mf(a->m), 0, 0, 0, 0};
   pick_stages(s, w->params.bits, &plan);
   fill_tiles(w, a, plan.mf, p);
-  pick_grid(s, p, &plan);
+  /* at least max(2, iters/8) units a block: no tile in more than ~9 parts */
+  pick_grid(s, p, &plan, p->iters / 8 > 2 ? p->iters / 8 : 2);
   return plan.smem;
 }
 

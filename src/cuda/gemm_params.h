@@ -232,7 +232,19 @@ LUTMM_HD static inline int lutmm_wide_whole_tiles(int64_t tiles, int64_t iters, 
   return tiles <= sm_count && iters >= LUTMM_WIDE_WHOLE_TILE_MIN_UNITS &&
          iters <= longest + LUTMM_WIDE_CUT_COST_UNITS;
 }
-/* Blocks of an even split of each of `tiles` tiles into `ways` (2..8) of
+/* Most parts a wide launch cuts a tile into: each block takes at least
+ * iters / LUTMM_WIDE_MAX_WAYS units (and 2; pick_grid), and the even split
+ * takes at most that many ways. The fixup loads a thread's partials four
+ * at a time, so 32 parts are eight rounds of loads from L2. Until change
+ * 102 the wide kernel kept the tiled kernel's 8 (pick_grid's caller there
+ * still does), and launches of fewer than 17 tiles left SMs idle: 8192 x
+ * 1024 at M = 128, 4 tiles of 128 units, ran on 32 blocks. */
+#define LUTMM_WIDE_MAX_WAYS 32
+LUTMM_HD static inline int64_t lutmm_wide_min_units(int64_t iters) {
+  return iters / LUTMM_WIDE_MAX_WAYS > 2 ? iters / LUTMM_WIDE_MAX_WAYS : 2;
+}
+/* Blocks of an even split of each of `tiles` tiles into `ways`
+ * (2..LUTMM_WIDE_MAX_WAYS) of
  * the Stream-K grid's `grid` blocks, where that keeps all but a sixteenth
  * of them; 0 where it would not. Block t·ways + i then holds part i of
  * tile t alone (lutmm_cuda_range_start's boundaries fall on i·iters/ways):
@@ -243,7 +255,7 @@ LUTMM_HD static inline int lutmm_wide_whole_tiles(int64_t tiles, int64_t iters, 
  * 56 tiles) ran 3-12 % slower, hence the sixteenth. */
 LUTMM_HD static inline int64_t lutmm_wide_even_grid(int64_t tiles, int64_t grid) {
   if (tiles < 1 || 2 * tiles > grid) return 0;
-  const int64_t ways = grid / tiles > 8 ? 8 : grid / tiles;
+  const int64_t ways = grid / tiles > LUTMM_WIDE_MAX_WAYS ? LUTMM_WIDE_MAX_WAYS : grid / tiles;
   return ways * tiles >= grid - grid / 16 ? ways * tiles : 0;
 }
 /* Blocks of each of `tiles` tiles halved (block 2t + i holds half i of

@@ -705,16 +705,18 @@ static void wide_cluster_halves(harness *h) {
  * the tiled kernel here): tiles of 64, 128 and 256 rows, ragged M and N,
  * partials in the kernel's accumulator order that the fixup maps back.
  * The first six shapes have at most half as many tiles as blocks, so each
- * tile is cut evenly into 2 or 8 parts (lutmm_wide_even_grid); 8960
+ * tile is cut evenly into 2 to 16 parts (lutmm_wide_even_grid); 8960
  * columns at M = 256 are 70 tiles, more than half of a grid below 140
  * SMs, so the Stream-K split cuts them where it falls and most blocks end
- * two segments (slots 2b and 2b + 1). Then two runs of general inputs with
- * the same bits. */
+ * two segments (slots 2b and 2b + 1); the last shape is 4 tiles of 64
+ * units, each cut into LUTMM_WIDE_MAX_WAYS = 32 parts of two units on
+ * 128 or more SMs, its last run of columns ragged. Then two runs of
+ * general inputs with the same bits. */
 static void wide_cut_tiles(harness *h) {
   const int64_t shapes[][3] = {{48, 4096, 4608}, {100, 2048, 2048}, {256, 1024, 1024}, {300, 3072, 600},
-                               {256, 1024, 8192}, {130, 2048, 8200}, {256, 1024, 8960}};
+                               {256, 1024, 8192}, {130, 2048, 8200}, {256, 1024, 8960}, {128, 4096, 1000}};
   uint64_t rng = 23;
-  for (int i = 0; i < 7; i++) {
+  for (int i = 0; i < 8; i++) {
     gemm_case c = {1 + i % 4, shapes[i][0], shapes[i][1], shapes[i][2], i % 2 ? 32 : 128, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
     c.scale_dtype = c.x_dtype = i % 3 == 1 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;

@@ -356,12 +356,14 @@ static void wide_even_grid(void) {
   CHECK(lutmm_wide_even_grid(28, 132) == 0);   /* 112 */
   CHECK(lutmm_wide_even_grid(67, 132) == 0);   /* one way: no split */
   CHECK(lutmm_wide_even_grid(8, 64) == 64);    /* a grid already short of the SMs */
-  CHECK(lutmm_wide_even_grid(4, 132) == 0);    /* at most eight ways: 32 blocks */
+  CHECK(lutmm_wide_even_grid(4, 132) == 128);  /* 8192 x 1024 M = 128: 32 ways */
+  CHECK(lutmm_wide_even_grid(3, 132) == 0);    /* at most 32 ways: 96 blocks of 132 */
+  CHECK(lutmm_wide_even_grid(3, 99) == 96);    /* where pick_grid's floor left 99 */
   CHECK(lutmm_wide_even_grid(0, 132) == 0);
   for (int64_t tiles = 1; tiles <= 66; tiles++)
     for (int64_t iters = 2; iters <= 300; iters += 37) {
-      /* pick_grid's: at most one block an SM, each at least max(2, iters/8) units */
-      const int64_t min_units = iters / 8 > 2 ? iters / 8 : 2, most = tiles * iters / min_units;
+      /* pick_grid's: at most one block an SM, each at least lutmm_wide_min_units */
+      const int64_t most = tiles * iters / lutmm_wide_min_units(iters);
       const int64_t grid = lutmm_wide_even_grid(tiles, most < 132 ? most : 132);
       if (grid == 0) continue;
       for (int64_t b = 0; b < grid; b++) {
