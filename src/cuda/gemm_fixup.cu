@@ -100,19 +100,23 @@ static const void *wide_fixup_for(int y_dtype) {
 }
 
 /* The fixup for a launch's partials: the wide kernel's instantiation for
- * its tile rows and Y's dtype, else the tiled kernel's. */
+ * its tile rows and Y's dtype, else the tiled kernel's; NULL for tile rows
+ * the wide kernel does not build. */
 static const void *fixup_for(const lutmm_cuda_gemm_params *p) {
   if (!p->acc_order) return (const void *)lutmm_fixup_kernel;
   switch (p->tile_m) {
     case 64: return wide_fixup_for<64>(p->y_dtype);
     case 128: return wide_fixup_for<128>(p->y_dtype);
-    default: return wide_fixup_for<256>(p->y_dtype);
+    case 256: return wide_fixup_for<256>(p->y_dtype);
+    default: return NULL;
   }
 }
 
 extern "C" cudaError_t lutmm_cuda_launch_fixup(cudaStream_t stream, const lutmm_cuda_gemm_params *p) {
   const int64_t tiles = p->m_tiles * p->n_tiles;
   const unsigned chunks = (unsigned)((p->tile_m * p->tile_n / 4 + FIXUP_THREADS - 1) / FIXUP_THREADS);
+  const void *kernel = fixup_for(p);
+  if (kernel == NULL) return cudaErrorInvalidValue;
   void *args[] = {(void *)p};
-  return cudaLaunchKernel(fixup_for(p), dim3((unsigned)tiles, chunks), dim3(FIXUP_THREADS), args, 0, stream);
+  return cudaLaunchKernel(kernel, dim3((unsigned)tiles, chunks), dim3(FIXUP_THREADS), args, 0, stream);
 }

@@ -235,10 +235,12 @@ LUTMM_HD static inline int lutmm_wide_whole_tiles(int64_t tiles, int64_t iters, 
 /* Most parts a wide launch cuts a tile into: each block takes at least
  * iters / LUTMM_WIDE_MAX_WAYS units (and 2; pick_grid), and the even split
  * takes at most that many ways. The fixup loads a thread's partials four
- * at a time, so 32 parts are eight rounds of loads from L2. Until change
- * 102 the wide kernel kept the tiled kernel's 8 (pick_grid's caller there
- * still does), and launches of fewer than 17 tiles left SMs idle: 8192 x
- * 1024 at M = 128, 4 tiles of 128 units, ran on 32 blocks. */
+ * at a time, so 32 parts are eight rounds of loads from L2 (nine where
+ * the Stream-K split's ranges leave a tile 33). Until change 102 the wide
+ * kernel kept the tiled kernel's 8 (the tiled kernel still does, and so
+ * does the wide one in a workspace lent below one block an SM), and
+ * launches of 15 tiles or fewer left SMs idle: 8192 x 1024 at M = 128,
+ * 4 tiles of 128 units, ran on 32 blocks. */
 #define LUTMM_WIDE_MAX_WAYS 32
 LUTMM_HD static inline int64_t lutmm_wide_min_units(int64_t iters) {
   return iters / LUTMM_WIDE_MAX_WAYS > 2 ? iters / LUTMM_WIDE_MAX_WAYS : 2;

@@ -723,10 +723,10 @@ static void wide_cut_tiles(harness *h) {
     run_exact_and_bound(h, c);
   }
   /* Codes of 5..8 bits above M = 64 (128- and 256-row tiles),
-   * on a 132-SM part: per-slab scales with tiles cut evenly in 8 (the
+   * on a 132-SM part: per-slab scales with tiles cut evenly in 16 (the
    * fixup adds them); 64 tiles halved, each added by a cluster of its two
    * blocks (the fifth shape above, for 6-bit codes); ragged M and N in
-   * fp32 scales, cut in 8; the Stream-K cut. */
+   * fp32 scales, cut in 13; the Stream-K cut. */
   const int64_t wider[4][3] = {{100, 2048, 2048}, {256, 1024, 8192}, {300, 3072, 600}, {256, 1024, 8960}};
   for (int i = 0; i < 4; i++) {
     gemm_case c = {5 + i, wider[i][0], wider[i][1], wider[i][2], i == 0 ? 32 : 128,

@@ -403,6 +403,17 @@ static void hopper_choices(void) {
   CHECK(model_weights(4, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
   c = plan_call(&s, &w, 1, 0);
   CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_SKINNY && !c.p[0].column_stream && !c.p[0].cooperative);
+  /* 8192 x 1024 at M = 128: each of 4 tiles cut 32 ways on 128 blocks;
+   * in a lent workspace of 16 MiB (64 blocks' partials) the floor of 8
+   * parts, 32 blocks, not one block a tile */
+  CHECK(model_weights(4, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
+  c = plan_call(&s, &w, 128, 0);
+  CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.p[0].grid == 128);
+  s.workspace_bytes = (size_t)16 << 20;
+  c = plan_call(&s, &w, 128, 0);
+  CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.p[0].grid == 32);
+  s.workspace_bytes = lutmm_cuda_default_workspace_bytes(s.sm_count);
+  CHECK(model_weights(4, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
   /* M = 96 on the largest shapes: the wide kernel, not two skinny launches */
   s.cooperative = 1;
   c = plan_call(&s, &w, 96, 0);
