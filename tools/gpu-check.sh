@@ -11,7 +11,8 @@
 # --profile adds Nsight Compute reports of the GEMM kernels on 8192x28672 and 8192x8192, NF4
 # g128 fp16 (the kernel of each band of M: see profile()), with
 # per-SASS-instruction counts and stall samples in $OUT/ncu-*.csv and
-# where the instructions go in $OUT/ncu-*-mix.txt. --csv-shape KxN writes the full benchmark of
+# where the instructions go in $OUT/ncu-*-mix.txt, and the durations of the
+# wide kernel and its fixup at M = 128 (cut_launches). --csv-shape KxN writes the full benchmark of
 # that shape (every M, bit width, group and dtype) to $OUT/bench-KxN.csv,
 # the input of tools/plot_bench.py.
 # --ab ENV=VALUE --ab-sets "ARGS;ARGS;..." [--ab-rounds N] times a change
@@ -248,7 +249,22 @@ profile() {
   local rc=0 m gemm='(column|skinny|wide)_kernel<__half'
   for m in 1 4 8 16 32 256; do ncu_one "ncu-m$m" "$m" "$gemm" || rc=1; done
   for m in 1 8; do ncu_one "ncu-8192x8192-m$m" "$m" "$gemm" 8192x8192 || rc=1; done
+  cut_launches || rc=1
   return $rc
+}
+
+# How a cut launch's time splits between the wide kernel and the fixup that
+# adds its partials: the duration of each of two consecutive launches (one
+# call) on the shapes whose M = 128 tiles are cut, into
+# $OUT/ncu-cut-launches.txt.
+cut_launches() {
+  local shape
+  for shape in 4096x4096 8192x1024 8192x8192 14336x4096; do
+    echo "== $shape M = 128"
+    ncu --kernel-name-base demangled --kernel-name "regex:(wide_kernel<__half|wide_fixup_kernel)" --launch-skip 40 \
+      --launch-count 4 --metrics gpu__time_duration.sum "$PWD/$BUILD/tools/lutmm" bench --backend cuda --bits 4 \
+      --shape "$shape" --m 128 --reps 30 | grep -E "wide_(fixup_)?kernel|gpu__time_duration" || return 1
+  done >"$OUT/ncu-cut-launches.txt"
 }
 
 # With --csv, also where the run stands against the GPU targets
