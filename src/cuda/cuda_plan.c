@@ -109,17 +109,13 @@ static int64_t workspace_blocks(const lutmm_cuda_state *s, const lutmm_cuda_gemm
   return (int64_t)(s->workspace == NULL ? 0 : s->workspace_bytes / per_block);
 }
 
-/* The tiled kernel's floor of units a block: max(2, iters/8), so no tile
- * is cut into more than ~9 partials (the wide kernel's floor, which allows
- * 32 parts: lutmm_wide_min_units). */
-static int64_t tiled_min_units(int64_t iters) { return iters / 8 > 2 ? iters / 8 : 2; }
-
 /* Stream-K grid: every resident block slot busy, unless the workspace cannot
  * hold two partial tiles per block; then one block per tile (no partials).
- * Each block takes at least `min_units` units, which bounds the partials
- * of a tile (the fixup reads every partial of every element). */
-static void pick_grid(const lutmm_cuda_state *s, lutmm_cuda_gemm_params *p, gemm_plan *plan, int64_t min_units) {
+ * No tile is cut into more than about `max_parts` parts
+ * (lutmm_split_min_units). */
+static void pick_grid(const lutmm_cuda_state *s, lutmm_cuda_gemm_params *p, gemm_plan *plan, int64_t max_parts) {
   int64_t grid = (int64_t)s->sm_count * plan->blocks_per_sm;
+  const int64_t min_units = lutmm_split_min_units(p->iters, max_parts);
   if (grid > p->units / min_units) grid = p->units / min_units > 0 ? p->units / min_units : 1;
   const int64_t fits = workspace_blocks(s, p);
   if (fits < grid) grid = fits >= s->sm_count ? fits : p->m_tiles * p->n_tiles;
@@ -355,13 +351,11 @@ size_t lutmm_cuda_plan_wide(const lutmm_cuda_state *s, const lutmm_weights *w, c
   p->units = p->m_tiles * p->n_tiles * p->iters;
   p->cluster_ways = 0;
   gemm_plan plan = {0, c.stages, 1, 0, lutmm_wide_smem_bytes(w->params.bits, tile_m, c.stages)};
-  /* A workspace lent below one block an SM keeps the tiled kernel's floor:
-   * the grid 32 parts a tile ask for would not fit it, and pick_grid would
-   * fall back to one block a tile (8192 x 1024 at M = 128 in 16 MiB: 4
-   * blocks, where the floor of 8 parts gives 32). */
-  const int64_t floor_units = workspace_blocks(s, p) >= s->sm_count ? lutmm_wide_min_units(p->iters)
-                                                                    : tiled_min_units(p->iters);
-  pick_grid(s, p, &plan, floor_units);
+  /* A workspace lent below one block an SM keeps the tiled kernel's 8
+   * parts: the grid 32 parts a tile ask for would not fit it, and
+   * pick_grid would fall back to one block a tile (8192 x 1024 at M = 128
+   * in 16 MiB: 4 blocks, where 8 parts give 32). */
+  pick_grid(s, p, &plan, workspace_blocks(s, p) >= s->sm_count ? LUTMM_WIDE_MAX_WAYS : LUTMM_TILED_MAX_PARTS);
   const int64_t tiles = p->m_tiles * p->n_tiles, even = lutmm_wide_even_grid(tiles, p->grid);
   const int64_t halved = even > 0 ? 0 : lutmm_wide_halved_grid(tiles, p->iters, p->units, p->grid);
   const int64_t ways = even > 0 ? even / tiles : 2;
@@ -382,7 +376,7 @@ size_t lutmm_cuda_plan_tiled(const lutmm_cuda_state *s, const lutmm_weights *w, 
   gemm_plan plan = {w->params.bits <= 4 ? 4 : pick_mf(a->m), 0, 0, 0, 0};
   pick_stages(s, w->params.bits, &plan);
   fill_tiles(w, a, plan.mf, p);
-  pick_grid(s, p, &plan, tiled_min_units(p->iters));
+  pick_grid(s, p, &plan, LUTMM_TILED_MAX_PARTS);
   return plan.smem;
 }
 

@@ -232,19 +232,25 @@ LUTMM_HD static inline int lutmm_wide_whole_tiles(int64_t tiles, int64_t iters, 
   return tiles <= sm_count && iters >= LUTMM_WIDE_WHOLE_TILE_MIN_UNITS &&
          iters <= longest + LUTMM_WIDE_CUT_COST_UNITS;
 }
+/* The fewest units a block of a split takes (at least 2) so that no tile
+ * of `iters` units is cut into more than about `max_parts` parts: the
+ * fixup reads every partial of every element. pick_grid applies it. */
+LUTMM_HD static inline int64_t lutmm_split_min_units(int64_t iters, int64_t max_parts) {
+  return iters / max_parts > 2 ? iters / max_parts : 2;
+}
+/* The tiled kernel's most parts a tile: 8 (with ~9 where the Stream-K
+ * ranges fall across tiles). */
+#define LUTMM_TILED_MAX_PARTS 8
 /* Most parts a wide launch cuts a tile into: each block takes at least
- * iters / LUTMM_WIDE_MAX_WAYS units (and 2; pick_grid), and the even split
- * takes at most that many ways. The fixup loads a thread's partials four
- * at a time, so 32 parts are eight rounds of loads from L2 (nine where
+ * lutmm_split_min_units(iters, LUTMM_WIDE_MAX_WAYS) units, and the even
+ * split takes at most that many ways. The fixup loads a thread's partials
+ * four at a time, so 32 parts are eight rounds of loads from L2 (nine where
  * the Stream-K split's ranges leave a tile 33). Until change 102 the wide
  * kernel kept the tiled kernel's 8 (the tiled kernel still does, and so
  * does the wide one in a workspace lent below one block an SM), and
  * launches of 15 tiles or fewer left SMs idle: 8192 x 1024 at M = 128,
  * 4 tiles of 128 units, ran on 32 blocks. */
 #define LUTMM_WIDE_MAX_WAYS 32
-LUTMM_HD static inline int64_t lutmm_wide_min_units(int64_t iters) {
-  return iters / LUTMM_WIDE_MAX_WAYS > 2 ? iters / LUTMM_WIDE_MAX_WAYS : 2;
-}
 /* Blocks of an even split of each of `tiles` tiles into `ways`
  * (2..LUTMM_WIDE_MAX_WAYS) of
  * the Stream-K grid's `grid` blocks, where that keeps all but a sixteenth

@@ -362,8 +362,8 @@ static void wide_even_grid(void) {
   CHECK(lutmm_wide_even_grid(0, 132) == 0);
   for (int64_t tiles = 1; tiles <= 66; tiles++)
     for (int64_t iters = 2; iters <= 300; iters += 37) {
-      /* pick_grid's: at most one block an SM, each at least lutmm_wide_min_units */
-      const int64_t most = tiles * iters / lutmm_wide_min_units(iters);
+      /* pick_grid's: at most one block an SM, each at least lutmm_split_min_units */
+      const int64_t most = tiles * iters / lutmm_split_min_units(iters, LUTMM_WIDE_MAX_WAYS);
       const int64_t grid = lutmm_wide_even_grid(tiles, most < 132 ? most : 132);
       if (grid == 0) continue;
       for (int64_t b = 0; b < grid; b++) {
