@@ -68,6 +68,10 @@ static cudaError_t probe_wide(lutmm_cuda_state *s) {
   /* X reaches it by TMA into 1024-byte aligned stages (gemm_params.h) */
   s->encode_tensor_map = lutmm_cuda_find_tensor_map_encoder();
   s->wide = err == cudaSuccess && runs == 1 && s->encode_tensor_map != NULL && s->smem_base % 1024 == 0;
+  /* The fixup after a wide launch overlaps its end (gemm_fixup.cu);
+   * LUTMM_CUDA_FIXUP_OVERLAP=0 launches it after, to measure the two. */
+  const char *overlap = getenv("LUTMM_CUDA_FIXUP_OVERLAP");
+  s->fixup_overlap = s->wide && !(overlap != NULL && strcmp(overlap, "0") == 0);
   return err;
 }
 

@@ -138,7 +138,8 @@ static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w
     smem = lutmm_cuda_plan_wide(s, w, a, c, 0, p);
     err = launch_wide_kernel(s, a, p, smem);
   }
-  if (err == cudaSuccess && lutmm_cuda_needs_fixup(p)) err = lutmm_cuda_launch_fixup(s->stream, p);
+  if (err == cudaSuccess && lutmm_cuda_needs_fixup(p))
+    err = lutmm_cuda_launch_fixup(s->stream, p, lutmm_cuda_fixup_overlaps(s, p));
   return err;
 }
 
@@ -148,7 +149,7 @@ static cudaError_t launch_tiled(const lutmm_cuda_state *s, const lutmm_weights *
   const size_t smem = lutmm_cuda_plan_tiled(s, w, a, p);
   cudaError_t err = a->x_dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_launch_gemm_f16(s->stream, p, smem)
                                                   : lutmm_cuda_launch_gemm_bf16(s->stream, p, smem);
-  if (err == cudaSuccess && lutmm_cuda_needs_fixup(p)) err = lutmm_cuda_launch_fixup(s->stream, p);
+  if (err == cudaSuccess && lutmm_cuda_needs_fixup(p)) err = lutmm_cuda_launch_fixup(s->stream, p, 0);
   return err;
 }
 
@@ -160,6 +161,7 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   const lutmm_cuda_choice c = lutmm_cuda_choose_kernel(s, w, args, &p);
   s->last_wide_tile_m = c.tile_m;
   s->last_wide_cluster_ways = 0;
+  s->last_fixup_overlap = 0;
   /* until a skinny launch says */
   s->last_skinny_cluster_ways = s->last_skinny_cluster_groups = s->last_skinny_shared = s->last_skinny_head = 0;
   s->last_skinny_cooperative = s->last_skinny_column = s->last_skinny_grid = 0;
@@ -168,6 +170,7 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
     case LUTMM_CUDA_KERNEL_WIDE:
       err = launch_wide(s, w, args, c, &p);
       s->last_wide_cluster_ways = p.cluster_ways;
+      s->last_fixup_overlap = err == cudaSuccess && lutmm_cuda_fixup_overlaps(s, &p);
       break;
     case LUTMM_CUDA_KERNEL_SKINNY: err = launch_skinny_rows(s, w, args, &p); break;
     case LUTMM_CUDA_KERNEL_TILED: err = launch_tiled(s, w, args, &p); break;

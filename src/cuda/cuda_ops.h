@@ -56,10 +56,12 @@ cudaError_t lutmm_cuda_launch_unpack(cudaStream_t stream, const lutmm_weights *w
 cudaError_t lutmm_cuda_launch_dequantize(cudaStream_t stream, const lutmm_weights *w, int dtype, void *w_hat);
 
 /* The GEMM main kernel for F16 (gemm_f16.cu) or BF16 (gemm_bf16.cu)
- * activations, then the ordered Stream-K fixup (gemm_fixup.cu). */
+ * activations, then the ordered Stream-K fixup (gemm_fixup.cu), with
+ * `overlap` launched as the main kernel's programmatic dependent (the wide
+ * kernel on Hopper: grid_dependency.cuh). */
 cudaError_t lutmm_cuda_launch_gemm_f16(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem);
 cudaError_t lutmm_cuda_launch_gemm_bf16(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem);
-cudaError_t lutmm_cuda_launch_fixup(cudaStream_t stream, const lutmm_cuda_gemm_params *p);
+cudaError_t lutmm_cuda_launch_fixup(cudaStream_t stream, const lutmm_cuda_gemm_params *p, int overlap);
 /* The skinny kernel (up to 64 rows of X per launch, 1..8-bit codes),
  * skinny_f16.cu / skinny_bf16.cu: its own shared-memory size
  * (lutmm_skinny_smem_bytes, from the window address `smem_base` where

@@ -60,6 +60,12 @@ size_t lutmm_cuda_plan_tiled(const lutmm_cuda_state *s, const lutmm_weights *w, 
  * tile's k range cut between blocks that no cluster adds. */
 int lutmm_cuda_needs_fixup(const lutmm_cuda_gemm_params *p);
 
+/* Whether a wide launch's fixup starts as its programmatic dependent, its
+ * blocks waiting for the partials where the wide kernel's have ended
+ * (gemm_fixup.cu): where the context allows it (Hopper) and a tile has at
+ * most 8 parts on average. */
+int lutmm_cuda_fixup_overlaps(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p);
+
 /* The Stream-K workspace a context allocates for a device of sm_count
  * multiprocessors: two partial tiles of the largest kernel's per block. */
 size_t lutmm_cuda_default_workspace_bytes(int sm_count);

@@ -34,6 +34,8 @@ typedef struct lutmm_cuda_state {
   uint32_t last_tag;      /* the tag of the last launch that used `tagged` (0: none since it was zeroed) */
   int wide;               /* the wide kernel can run: its sm_90a code (wide_f16.cu's probe) and TMA */
   void *encode_tensor_map; /* the driver's cuTensorMapEncodeTiled (cuda_tensor_map.c) */
+  int fixup_overlap;      /* the wide kernel's fixup may start as its programmatic dependent (with `wide`, unless
+                             LUTMM_CUDA_FIXUP_OVERLAP=0; where, lutmm_cuda_fixup_overlaps) */
   /* Clusters of i blocks held at once; 0: none (or LUTMM_CUDA_CLUSTERS=0). */
   int wide_clusters[LUTMM_WIDE_MAX_CLUSTER + 1];
   int skinny_clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];
@@ -47,6 +49,7 @@ typedef struct lutmm_cuda_state {
   int last_skinny_grid;           /* of that many blocks */
   int last_wide_tile_m;           /* X rows a tile of the last call's wide kernel (0: it ran another); the tests read it */
   int last_wide_cluster_ways;     /* blocks a cluster of the last wide launch (0: none); the tests read it */
+  int last_fixup_overlap;         /* the last wide launch's fixup started as its programmatic dependent */
   int refuse_cluster_launches;    /* a test's fault: cluster launches fail as on a device that cannot place them */
   int refuse_cooperative_launches; /* a test's fault: cooperative launches fail as too large for the device */
 } lutmm_cuda_state;

@@ -10,6 +10,7 @@
 #include "cuda_ops.h"
 #include "fault.h"
 #include "gemm_device.cuh"
+#include "grid_dependency.cuh"
 
 /* Block (tile, c) adds elements 1024c .. 1024c + 1023 of its slot, four
  * per thread (tile widths are multiples of 4; the wide kernel's slots hold
@@ -19,38 +20,46 @@
 #define FIXUP_THREADS 256
 #define FIXUP_BATCH 4
 
-/* Element e's four partial sums of `tile`, in block order; false where
- * one block held the whole tile (the main kernel wrote it). */
-__device__ __forceinline__ bool add_partials(const lutmm_cuda_gemm_params &p, int64_t tile, int e, float (&v)[4]) {
+/* The blocks holding parts of a tile, first..last, and the slot of the
+ * first one's partial; first == last where one block held the whole tile
+ * (the main kernel wrote it). Found from the launch's parameters alone,
+ * so a fixup launched to overlap the main kernel's end does this before it
+ * waits for that kernel's partials. */
+struct tile_parts {
+  int64_t first, last, first_slot;
+};
+
+__device__ __forceinline__ tile_parts parts_of(const lutmm_cuda_gemm_params &p, int64_t tile) {
   const int64_t first_unit = tile * p.iters;
-  const int64_t first = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit);
-  const int64_t last = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit + p.iters - 1);
-  if (first == last) return false;
-  const int64_t first_slot = lutmm_cuda_range_start(p.units, p.grid, first) == first_unit ? 2 * first : 2 * first + 1;
+  tile_parts t;
+  t.first = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit);
+  t.last = lutmm_cuda_block_of_unit(p.units, p.grid, first_unit + p.iters - 1);
+  t.first_slot = lutmm_cuda_range_start(p.units, p.grid, t.first) == first_unit ? 2 * t.first : 2 * t.first + 1;
+  return t;
+}
+
+/* Element e's four partial sums of a cut tile, in block order. */
+__device__ __forceinline__ float4 add_partials(const lutmm_cuda_gemm_params &p, const tile_parts &t, int e) {
   const size_t tile_elems = (size_t)p.tile_m * (size_t)p.tile_n;
   float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  for (int64_t b0 = first; b0 <= last; b0 += FIXUP_BATCH) {
+  for (int64_t b0 = t.first; b0 <= t.last; b0 += FIXUP_BATCH) {
     float4 part[FIXUP_BATCH];
 #pragma unroll
-    for (int t = 0; t < FIXUP_BATCH; t++) {
-      const int64_t b = b0 + t, slot = b == first ? first_slot : 2 * b;
-      const bool load = b <= last && !lutmm_fault_drop_partial(b - first);
-      part[t] = load ? __ldcg((const float4 *)(p.workspace + (size_t)slot * tile_elems + (size_t)e))
+    for (int i = 0; i < FIXUP_BATCH; i++) {
+      const int64_t b = b0 + i, slot = b == t.first ? t.first_slot : 2 * b;
+      const bool load = b <= t.last && !lutmm_fault_drop_partial(b - t.first);
+      part[i] = load ? __ldcg((const float4 *)(p.workspace + (size_t)slot * tile_elems + (size_t)e))
                      : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
 #pragma unroll
-    for (int t = 0; t < FIXUP_BATCH; t++) {
-      sum.x += part[t].x;
-      sum.y += part[t].y;
-      sum.z += part[t].z;
-      sum.w += part[t].w;
+    for (int i = 0; i < FIXUP_BATCH; i++) {
+      sum.x += part[i].x;
+      sum.y += part[i].y;
+      sum.z += part[i].z;
+      sum.w += part[i].w;
     }
   }
-  v[0] = sum.x;
-  v[1] = sum.y;
-  v[2] = sum.z;
-  v[3] = sum.w;
-  return true;
+  return sum;
 }
 
 /* The tiled kernel's row-major partials: four columns of one row. */
@@ -58,12 +67,15 @@ __global__ void __launch_bounds__(FIXUP_THREADS) lutmm_fixup_kernel(const __grid
   const int bm = p.tile_m, bn = p.tile_n;
   const int64_t tile = blockIdx.x;
   const int e = 4 * (int)(blockIdx.y * FIXUP_THREADS + threadIdx.x);
-  float v[4];
-  if (e >= bm * bn || !add_partials(p, tile, e, v)) return;
+  const tile_parts t = parts_of(p, tile);
+  if (e >= bm * bn || t.first == t.last) return;
   const int64_t mt = tile % p.m_tiles, nt = tile / p.m_tiles;
   const int row = e / bn, col = e % bn;
   const int64_t grow = mt * bm + row, gcol = nt * bn + col;
   if (grow >= p.m) return;
+  lutmm_kernels::grid_dependency_wait();
+  const float4 sum = add_partials(p, t, e);
+  const float v[4] = {sum.x, sum.y, sum.z, sum.w};
   for (int i = 0; i < 4 && gcol + i < p.n; i++)
     lutmm_kernels::store_output(p.y, p.y_dtype, grow * p.n + gcol + i, v[i]);
 }
@@ -72,19 +84,25 @@ __global__ void __launch_bounds__(FIXUP_THREADS) lutmm_fixup_kernel(const __grid
  * Y in its dtype Out: a thread's four sums are rows r, r + 1 of columns
  * c, c + 8 (lutmm_wide_partial_site), found with TM known at compile time
  * (shifts, not the divisions by the tile's shape), one address for the
- * four and no dtype test a value. */
+ * four and no dtype test a value. Everything up to the partials' loads
+ * depends on the parameters alone and runs before the wait, which on
+ * Hopper is where a block launched early sits until the wide kernel ends
+ * (lutmm_cuda_launch_fixup). */
 template <int TM, typename Out>
 __global__ void __launch_bounds__(FIXUP_THREADS) lutmm_wide_fixup_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
   constexpr int N = LUTMM_WIDE_TILE_ELEMS / TM;
   const int64_t tile = blockIdx.x;
   const int e = 4 * (int)(blockIdx.y * FIXUP_THREADS + threadIdx.x);
-  float v[4];
-  if (e >= LUTMM_WIDE_TILE_ELEMS || !add_partials(p, tile, e, v)) return;
+  const tile_parts t = parts_of(p, tile);
+  if (e >= LUTMM_WIDE_TILE_ELEMS || t.first == t.last) return;
   const int64_t mt = tile % p.m_tiles, nt = tile / p.m_tiles;
   int row, col;
   lutmm_wide_partial_site(TM, e, &row, &col);
   const int64_t grow = mt * TM + row, gcol = nt * N + col;
   Out *y = (Out *)p.y + grow * p.n + gcol;
+  lutmm_kernels::grid_dependency_wait();
+  const float4 sum = add_partials(p, t, e);
+  const float v[4] = {sum.x, sum.y, sum.z, sum.w};
 #pragma unroll
   for (int i = 0; i < 4; i++) {
     const int down = i % 2, right = 8 * (i / 2);
@@ -112,11 +130,24 @@ static const void *fixup_for(const lutmm_cuda_gemm_params *p) {
   }
 }
 
-extern "C" cudaError_t lutmm_cuda_launch_fixup(cudaStream_t stream, const lutmm_cuda_gemm_params *p) {
+/* With `overlap` (the wide kernel's fixup on Hopper) the fixup is the
+ * wide kernel's programmatic dependent: its blocks start where the wide
+ * kernel's have ended, do their set-up and wait there for the partials,
+ * rather than starting after the whole grid has drained. */
+extern "C" cudaError_t lutmm_cuda_launch_fixup(cudaStream_t stream, const lutmm_cuda_gemm_params *p, int overlap) {
   const int64_t tiles = p->m_tiles * p->n_tiles;
   const unsigned chunks = (unsigned)((p->tile_m * p->tile_n / 4 + FIXUP_THREADS - 1) / FIXUP_THREADS);
   const void *kernel = fixup_for(p);
   if (kernel == NULL) return cudaErrorInvalidValue;
   void *args[] = {(void *)p};
-  return cudaLaunchKernel(kernel, dim3((unsigned)tiles, chunks), dim3(FIXUP_THREADS), args, 0, stream);
+  cudaLaunchAttribute dependent;
+  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3((unsigned)tiles, chunks);
+  config.blockDim = dim3(FIXUP_THREADS);
+  config.stream = stream;
+  config.attrs = &dependent;
+  config.numAttrs = overlap ? 1 : 0;
+  return cudaLaunchKernelExC(&config, kernel, args);
 }

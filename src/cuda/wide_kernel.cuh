@@ -35,6 +35,7 @@
 #include "fault.h"
 #include "gemm_device.cuh"
 #include "gemm_params.h"
+#include "grid_dependency.cuh"
 #include "mbarrier.cuh"
 #include "tma.cuh"
 #include "wgmma.cuh"
@@ -667,6 +668,9 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
     }
   build_table<T, BITS>(p, table);
   __syncthreads();
+  /* The fixup's blocks may take the multiprocessors this grid leaves free
+   * and those its blocks leave, and wait there for the partials. */
+  grid_dependency_launch_dependents();
   const int64_t lo = lutmm_cuda_range_start(p.units, p.grid, blockIdx.x);
   const int64_t hi = lutmm_cuda_range_start(p.units, p.grid, blockIdx.x + 1);
   /* Registers move from the producer warpgroup, where one warp copies and

@@ -496,28 +496,45 @@ static void run_exact_and_bound_as(harness *h, gemm_case c, int clustered) {
   expect_clusters(h, &c, clustered);
 }
 
+/* One run of a case whose Y is kept, to compare with another run's. */
+typedef struct kept_run {
+  void *y;
+  int rc; /* harness_run_case's result; 2 where Y could not be allocated */
+  char why[256];
+} kept_run;
+
+static kept_run run_keeping_y(harness *h, const gemm_case *c) {
+  const size_t bytes = (size_t)(c->m * c->n) * lutmm_dtype_size(c->y_dtype); /* as many as harness_run_case copies */
+  kept_run r = {malloc(bytes), 2, ""};
+  if (r.y != NULL) r.rc = harness_run_case(h, c, r.why, sizeof r.why, r.y);
+  return r;
+}
+
+/* Both runs passed and gave the same bits; frees their Y. */
+static void expect_same_y(const gemm_case *c, const char *what, kept_run *a, kept_run *b) {
+  const size_t bytes = (size_t)(c->m * c->n) * lutmm_dtype_size(c->y_dtype);
+  char name[160];
+  cases += 2;
+  if (a->rc != 0 || b->rc != 0 || memcmp(a->y, b->y, bytes) != 0) {
+    harness_describe(c, name, sizeof name);
+    printf("FAIL %s %s: results differ or failed (%d %d) %s %s\n", what, name, a->rc, b->rc, a->why, b->why);
+    failures++;
+  }
+  free(a->y);
+  free(b->y);
+}
+
 /* Case c (general inputs) through clusters and through the launch without
  * them, whose Stream-K split is the same where every block takes as many
  * units as the cluster's parts: the same bits. */
 static void same_bits_clustered_and_not(harness *h, gemm_case c) {
-  const size_t bytes = (size_t)(c.m * c.n) * lutmm_dtype_size(c.y_dtype); /* as many as harness_run_case copies */
-  void *clustered = malloc(bytes), *plain = malloc(bytes);
-  char why_clustered[256] = "", why_plain[256] = "", name[160];
-  const int rc = clustered == NULL ? 2 : harness_run_case(h, &c, why_clustered, sizeof why_clustered, clustered);
+  kept_run clustered = run_keeping_y(h, &c);
   expect_clusters(h, &c, 1);
   const saved_clusters saved = clusters_off(h);
-  const int rp = plain == NULL ? 2 : harness_run_case(h, &c, why_plain, sizeof why_plain, plain);
+  kept_run plain = run_keeping_y(h, &c);
   expect_clusters(h, &c, 0);
   clusters_back(h, &saved);
-  cases += 2;
-  if (rc != 0 || rp != 0 || memcmp(clustered, plain, bytes) != 0) {
-    harness_describe(&c, name, sizeof name);
-    printf("FAIL clustered/plain %s: results differ or failed (%d %d) %s %s\n", name, rc, rp, why_clustered,
-           why_plain);
-    failures++;
-  }
-  free(clustered);
-  free(plain);
+  expect_same_y(&c, "clustered/plain", &clustered, &plain);
 }
 
 /* M <= 16, where each tile's blocks run as a cluster
@@ -599,19 +616,9 @@ static void skinny_clusters(harness *h) {
 /* Case c (general inputs: the order of additions shows) run twice: both
  * pass and give identical bits. */
 static void same_bits_twice(harness *h, gemm_case c) {
-  const size_t bytes = (size_t)(c.m * c.n) * lutmm_dtype_size(c.y_dtype); /* as many as harness_run_case copies */
-  void *a = malloc(bytes), *b = malloc(bytes);
-  char why[256] = "", name[160];
-  const int ra = a == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, a);
-  const int rb = b == NULL ? 2 : harness_run_case(h, &c, why, sizeof why, b);
-  cases += 2;
-  if (ra != 0 || rb != 0 || memcmp(a, b, bytes) != 0) {
-    harness_describe(&c, name, sizeof name);
-    printf("FAIL determinism %s: runs differ or failed (%d %d) %s\n", name, ra, rb, why);
-    failures++;
-  }
-  free(a);
-  free(b);
+  kept_run a = run_keeping_y(h, &c);
+  kept_run b = run_keeping_y(h, &c);
+  expect_same_y(&c, "determinism", &a, &b);
 }
 
 /* Tiles cut among several clusters (lutmm_skinny_cluster_plan with the
@@ -738,6 +745,44 @@ static void wide_cut_tiles(harness *h) {
   same_bits_twice(h, (gemm_case){4, 256, 1024, 8192, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 0, 0,
                                  0, 99});
   wide_cluster_halves(h);
+}
+
+/* Whether the last call's fixup started as the wide kernel's programmatic
+ * dependent, as expected. */
+static void expect_fixup_overlap(harness *h, const gemm_case *c, int overlap) {
+  char name[160];
+  if (lutmm_cuda_state_of(h->cuda)->last_fixup_overlap == overlap) return;
+  harness_describe(c, name, sizeof name);
+  printf("FAIL %s: the fixup %s the wide kernel's end\n", name, overlap ? "did not overlap" : "overlapped");
+  failures++;
+}
+
+/* The wide kernel's fixup launched to overlap the kernel's end (Hopper:
+ * its blocks wait there for the partials) and launched after it: the same
+ * bits, and the reference's in exact mode. Tiles cut 8 ways (16 tiles),
+ * 4 ways (32 tiles) and by the Stream-K split (70 tiles), each at most 8
+ * parts a tile, which lutmm_cuda_fixup_overlaps asks for; general inputs,
+ * so a partial read before its kernel wrote it would show. */
+static void wide_fixup_overlap(harness *h) {
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  const int64_t shapes[][3] = {{128, 4096, 4096}, {128, 4096, 8192}, {256, 1024, 8960}};
+  const int was = s->fixup_overlap;
+  uint64_t rng = 41;
+  for (int i = 0; i < 3; i++) {
+    gemm_case c = {2 + i, shapes[i][0], shapes[i][1], shapes[i][2], 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+                   i == 1 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16, 0, 0, 0, harness_next(&rng)};
+    kept_run overlapped = run_keeping_y(h, &c);
+    expect_fixup_overlap(h, &c, was);
+    s->fixup_overlap = 0;
+    kept_run after = run_keeping_y(h, &c);
+    expect_fixup_overlap(h, &c, 0);
+    s->fixup_overlap = was;
+    expect_same_y(&c, "overlapped/after", &overlapped, &after);
+    c.exact = 1;
+    c.y_dtype = LUTMM_DTYPE_F32;
+    run(h, &c);
+    expect_fixup_overlap(h, &c, was);
+  }
 }
 
 /* Tiles the wide kernel writes straight to Y: with K = 64 a tile is one
@@ -1078,6 +1123,7 @@ int main(void) {
   skinny_clusters(&h);
   skinny_cluster_groups(&h);
   wide_cut_tiles(&h);
+  wide_fixup_overlap(&h);
   wide_tiles_to_y(&h);
   refused_cluster_launches(&h);
   refused_cooperative_launches(&h);

@@ -71,6 +71,7 @@ static void model_state(const device_model *d, lutmm_cuda_state *s) {
   s->tagged = fake_tagged;
   s->tagged_words = LUTMM_SKINNY_TAGGED_PER_SM * (size_t)d->sms;
   s->wide = d->wide;
+  s->fixup_overlap = d->wide;
   s->skinny_cluster_groups = LUTMM_SKINNY_MAX_CLUSTER_GROUPS;
   for (int i = 2; d->clusters != NULL && i <= LUTMM_SKINNY_MAX_CLUSTER; i++) {
     s->skinny_clusters[i] = d->clusters[i];
@@ -409,6 +410,17 @@ static void hopper_choices(void) {
   CHECK(model_weights(4, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
   c = plan_call(&s, &w, 128, 0);
   CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.p[0].grid == 128);
+  /* its fixup is launched after the wide kernel, not to overlap its end
+   * (32 parts a tile); 8192 x 8192's (32 tiles in 4 parts) overlaps, but
+   * not with LUTMM_CUDA_FIXUP_OVERLAP=0 */
+  CHECK(lutmm_cuda_needs_fixup(&c.p[0]) && !lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
+  CHECK(model_weights(4, 8192, 8192, 128, LUTMM_DTYPE_F16, &w));
+  c = plan_call(&s, &w, 128, 0);
+  CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.p[0].grid == 128 && lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
+  s.fixup_overlap = 0;
+  CHECK(!lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
+  s.fixup_overlap = 1;
+  CHECK(model_weights(4, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
   s.workspace_bytes = (size_t)16 << 20;
   c = plan_call(&s, &w, 128, 0);
   CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.p[0].grid == 32);
@@ -455,13 +467,14 @@ static void ampere_choices(void) {
 }
 
 /* One cell of the plan table: the kernel and what decides its speed. */
-static void describe_launch(const call_plan *c, char *out, size_t size) {
+static void describe_launch(const lutmm_cuda_state *s, const call_plan *c, char *out, size_t size) {
   const lutmm_cuda_gemm_params *p = &c->p[0];
   if (c->choice.kernel == LUTMM_CUDA_KERNEL_TILED) {
     snprintf(out, size, "tiled MF %d, %d blk", p->mf, p->grid);
   } else if (c->choice.kernel == LUTMM_CUDA_KERNEL_WIDE) {
     snprintf(out, size, "wide %d×%d, %d st, %d blk%s%s", p->tile_m, p->tile_n, p->stages, p->grid,
-             p->cluster_ways ? ", pairs" : "", lutmm_cuda_needs_fixup(p) ? ", fixup" : "");
+             p->cluster_ways ? ", pairs" : "",
+             lutmm_cuda_fixup_overlaps(s, p) ? ", fixup overlapped" : lutmm_cuda_needs_fixup(p) ? ", fixup" : "");
   } else if (p->column_stream) {
     const int rows = lutmm_column_rows(p->m, p->k_atoms, p->warps);
     if (rows == 1) snprintf(out, size, "column, X whole, %d blk", p->grid);
@@ -501,7 +514,7 @@ static void print_table(void) {
       char cell[128];
       if (!model_weights(4, shapes[i][0], shapes[i][1], 128, LUTMM_DTYPE_F16, &w)) return;
       const call_plan c = plan_call(&s, &w, ms[j], 0);
-      describe_launch(&c, cell, sizeof cell);
+      describe_launch(&s, &c, cell, sizeof cell);
       printf(" %s |", cell);
     }
     printf("\n");
