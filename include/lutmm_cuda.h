@@ -5,7 +5,12 @@
  * memory", and queues its work on the context's stream. lutmm_gemm never
  * allocates and never synchronizes; it may be captured in a CUDA graph and
  * replayed any number of times, one replay at a time, in order with the
- * context's other work (they share its workspace).
+ * context's other work (they share its workspace). On Hopper its large-M
+ * kernel lets programmatic dependent launches start early: a kernel the
+ * caller queues after lutmm_gemm with
+ * cudaLaunchAttributeProgrammaticStreamSerialization must wait
+ * (cudaGridDependencySynchronize) before it reads Y; other launches wait
+ * for the whole call as usual.
  * Every function here returns LUTMM_ERR_BACKEND_MISMATCH for a context of
  * another backend and LUTMM_ERR_NULL_POINTER for a NULL context or output. */
 #ifndef LUTMM_CUDA_H

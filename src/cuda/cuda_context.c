@@ -32,6 +32,15 @@ static cudaError_t read_cooperative(lutmm_cuda_state *s) {
   return err;
 }
 
+/* The fixup after a wide launch overlaps the wide kernel's end where
+ * lutmm_cuda_fixup_overlaps's rule says (gemm_fixup.cu);
+ * LUTMM_CUDA_FIXUP_OVERLAP=0 launches it after, =any overlaps every
+ * fixup, to measure that rule again. */
+static void read_fixup_overlap(lutmm_cuda_state *s) {
+  const char *env = getenv("LUTMM_CUDA_FIXUP_OVERLAP");
+  s->fixup_overlap = env == NULL ? 1 : strcmp(env, "0") == 0 ? 0 : strcmp(env, "any") == 0 ? 2 : 1;
+}
+
 static lutmm_status read_device(lutmm_cuda_state *s) {
   int smem_sm = 0, smem_block = 0, reserved = 0;
   cudaError_t err = cudaGetDevice(&s->device);
@@ -53,6 +62,7 @@ static lutmm_status read_device(lutmm_cuda_state *s) {
   if (err == cudaSuccess) err = lutmm_cuda_wide_allow_smem_f16(s->smem_per_block);
   if (err == cudaSuccess) err = lutmm_cuda_wide_allow_smem_bf16(s->smem_per_block);
   if (err == cudaSuccess) err = read_cooperative(s);
+  read_fixup_overlap(s);
   return lutmm_cuda_status(err);
 }
 
@@ -68,10 +78,6 @@ static cudaError_t probe_wide(lutmm_cuda_state *s) {
   /* X reaches it by TMA into 1024-byte aligned stages (gemm_params.h) */
   s->encode_tensor_map = lutmm_cuda_find_tensor_map_encoder();
   s->wide = err == cudaSuccess && runs == 1 && s->encode_tensor_map != NULL && s->smem_base % 1024 == 0;
-  /* The fixup after a wide launch overlaps its end (gemm_fixup.cu);
-   * LUTMM_CUDA_FIXUP_OVERLAP=0 launches it after, to measure the two. */
-  const char *overlap = getenv("LUTMM_CUDA_FIXUP_OVERLAP");
-  s->fixup_overlap = s->wide && !(overlap != NULL && strcmp(overlap, "0") == 0);
   return err;
 }
 

@@ -44,7 +44,8 @@ static cudaError_t use_tag(lutmm_cuda_state *s, lutmm_cuda_gemm_params *p) {
 
 /* The error this launch is to fail with, as on a device that cannot place
  * its clusters or hold its cooperative grid: a test's faults
- * (refuse_cluster_launches, refuse_cooperative_launches), so that the
+ * (refuse_cluster_launches, refuse_cooperative_launches; for the fixup,
+ * refuse_dependent_launches in launch_wide), so that the
  * retries below run on any device. cudaSuccess: none. */
 static cudaError_t refused_launch(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
   if (s->refuse_cluster_launches && p->cluster_ways > 1) return cudaErrorLaunchOutOfResources;
@@ -127,9 +128,12 @@ static cudaError_t launch_wide_kernel(const lutmm_cuda_state *s, const lutmm_gem
  * tensor map (rows on 16-byte boundaries), else by the producer's stores.
  * A refused cluster launch goes again without clusters, on any error: the
  * driver names no single one for a cluster it cannot place, and a plan
- * with no kernel would show in the tests' expected cluster ways. */
+ * with no kernel would show in the tests' expected cluster ways. So does a
+ * fixup refused as the wide kernel's programmatic dependent (a driver or
+ * graph capture without them), after the wide kernel it must follow.
+ * *overlapped: the fixup ran as that dependent. */
 static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
-                               lutmm_cuda_choice c, lutmm_cuda_gemm_params *p) {
+                               lutmm_cuda_choice c, lutmm_cuda_gemm_params *p, int *overlapped) {
   p->x_tma = lutmm_cuda_x_tensor_map(s->encode_tensor_map, a->x, a->m, w->params.k, c.tile_m, &p->x_map);
   size_t smem = lutmm_cuda_plan_wide(s, w, a, c, 1, p);
   cudaError_t err = launch_wide_kernel(s, a, p, smem);
@@ -138,8 +142,15 @@ static cudaError_t launch_wide(const lutmm_cuda_state *s, const lutmm_weights *w
     smem = lutmm_cuda_plan_wide(s, w, a, c, 0, p);
     err = launch_wide_kernel(s, a, p, smem);
   }
-  if (err == cudaSuccess && lutmm_cuda_needs_fixup(p))
-    err = lutmm_cuda_launch_fixup(s->stream, p, lutmm_cuda_fixup_overlaps(s, p));
+  if (err != cudaSuccess || !lutmm_cuda_needs_fixup(p)) return err;
+  *overlapped = lutmm_cuda_fixup_overlaps(s, p);
+  err = *overlapped && s->refuse_dependent_launches ? cudaErrorNotSupported
+                                                     : lutmm_cuda_launch_fixup(s->stream, p, *overlapped);
+  if (err != cudaSuccess && *overlapped) {
+    (void)cudaGetLastError(); /* not sticky: clear it */
+    *overlapped = 0;
+    err = lutmm_cuda_launch_fixup(s->stream, p, 0);
+  }
   return err;
 }
 
@@ -168,9 +179,8 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   cudaError_t err = cudaSuccess;
   switch (c.kernel) {
     case LUTMM_CUDA_KERNEL_WIDE:
-      err = launch_wide(s, w, args, c, &p);
+      err = launch_wide(s, w, args, c, &p, &s->last_fixup_overlap);
       s->last_wide_cluster_ways = p.cluster_ways;
-      s->last_fixup_overlap = err == cudaSuccess && lutmm_cuda_fixup_overlaps(s, &p);
       break;
     case LUTMM_CUDA_KERNEL_SKINNY: err = launch_skinny_rows(s, w, args, &p); break;
     case LUTMM_CUDA_KERNEL_TILED: err = launch_tiled(s, w, args, &p); break;

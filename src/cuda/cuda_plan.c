@@ -382,16 +382,17 @@ size_t lutmm_cuda_plan_tiled(const lutmm_cuda_state *s, const lutmm_weights *w, 
 
 int lutmm_cuda_needs_fixup(const lutmm_cuda_gemm_params *p) { return !tiles_whole(p) && !p->cluster_ways; }
 
-/* The first fixup blocks to start early crowd onto the multiprocessors
- * the wide grid leaves idle (8 blocks each), and each of their threads
- * reads a partial of every part of its tile: at 16 and 32 parts a tile
- * those few multiprocessors carry 0.5-1 MiB of loads each, and 8192 x 1024
- * ran 14-40 % slower so (H200, docs/PERF.md change 103); at 4 to 8 parts
- * the overlap gained 0-6 %. */
+/* With 16 and 32 parts a tile (8192 x 1024 at M = 64..256) the overlap
+ * ran 14-40 % slower on the H200; with 4 to 8 parts it gained 0.5-6.4 %
+ * (docs/PERF.md change 103). Likely (not traced) because the first fixup
+ * blocks to start crowd onto the few multiprocessors the wide grid leaves
+ * idle, 8 blocks each, and each of their threads reads a partial of every
+ * part of its tile: 0.5-1 MiB of loads a multiprocessor at 16-32 parts. */
 #define FIXUP_OVERLAP_MAX_PARTS 8
 
 int lutmm_cuda_fixup_overlaps(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
-  return s->fixup_overlap && lutmm_cuda_needs_fixup(p) && p->grid <= FIXUP_OVERLAP_MAX_PARTS * p->m_tiles * p->n_tiles;
+  if (!s->wide || !s->fixup_overlap || !lutmm_cuda_needs_fixup(p)) return 0;
+  return s->fixup_overlap == 2 || p->grid <= FIXUP_OVERLAP_MAX_PARTS * p->m_tiles * p->n_tiles;
 }
 
 /* The wide kernel where it runs and its stages fit, else the skinny kernel

@@ -34,8 +34,9 @@ typedef struct lutmm_cuda_state {
   uint32_t last_tag;      /* the tag of the last launch that used `tagged` (0: none since it was zeroed) */
   int wide;               /* the wide kernel can run: its sm_90a code (wide_f16.cu's probe) and TMA */
   void *encode_tensor_map; /* the driver's cuTensorMapEncodeTiled (cuda_tensor_map.c) */
-  int fixup_overlap;      /* the wide kernel's fixup may start as its programmatic dependent (with `wide`, unless
-                             LUTMM_CUDA_FIXUP_OVERLAP=0; where, lutmm_cuda_fixup_overlaps) */
+  int fixup_overlap;      /* the wide kernel's fixup starts as its programmatic dependent: 0 never
+                             (LUTMM_CUDA_FIXUP_OVERLAP=0), 1 where lutmm_cuda_fixup_overlaps's rule says (unset),
+                             2 wherever a fixup runs (=any) */
   /* Clusters of i blocks held at once; 0: none (or LUTMM_CUDA_CLUSTERS=0). */
   int wide_clusters[LUTMM_WIDE_MAX_CLUSTER + 1];
   int skinny_clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];
@@ -52,6 +53,7 @@ typedef struct lutmm_cuda_state {
   int last_fixup_overlap;         /* the last wide launch's fixup started as its programmatic dependent */
   int refuse_cluster_launches;    /* a test's fault: cluster launches fail as on a device that cannot place them */
   int refuse_cooperative_launches; /* a test's fault: cooperative launches fail as too large for the device */
+  int refuse_dependent_launches;   /* a test's fault: a fixup launched as a programmatic dependent fails */
 } lutmm_cuda_state;
 
 static inline lutmm_cuda_state *lutmm_cuda_state_of(const lutmm_context *ctx) {

@@ -73,6 +73,8 @@ __global__ void __launch_bounds__(FIXUP_THREADS) lutmm_fixup_kernel(const __grid
   const int row = e / bn, col = e % bn;
   const int64_t grow = mt * bm + row, gcol = nt * bn + col;
   if (grow >= p.m) return;
+  /* a no-op in the plain launches this kernel has; it would keep an
+   * overlapped one correct */
   lutmm_kernels::grid_dependency_wait();
   const float4 sum = add_partials(p, t, e);
   const float v[4] = {sum.x, sum.y, sum.z, sum.w};
@@ -133,14 +135,18 @@ static const void *fixup_for(const lutmm_cuda_gemm_params *p) {
 /* With `overlap` (the wide kernel's fixup on Hopper) the fixup is the
  * wide kernel's programmatic dependent: its blocks start where the wide
  * kernel's have ended, do their set-up and wait there for the partials,
- * rather than starting after the whole grid has drained. */
+ * rather than starting after the whole grid has drained. Some thread of a
+ * launched fixup always waits (block (tile, 0) of any cut tile), so the
+ * fixup completes only after the wide kernel has: work queued after the
+ * call, the next call's wide kernel rewriting the workspace included,
+ * stays behind both. */
 extern "C" cudaError_t lutmm_cuda_launch_fixup(cudaStream_t stream, const lutmm_cuda_gemm_params *p, int overlap) {
   const int64_t tiles = p->m_tiles * p->n_tiles;
   const unsigned chunks = (unsigned)((p->tile_m * p->tile_n / 4 + FIXUP_THREADS - 1) / FIXUP_THREADS);
   const void *kernel = fixup_for(p);
   if (kernel == NULL) return cudaErrorInvalidValue;
   void *args[] = {(void *)p};
-  cudaLaunchAttribute dependent;
+  cudaLaunchAttribute dependent = {};
   dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   dependent.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config = {};

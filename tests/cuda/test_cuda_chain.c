@@ -10,8 +10,11 @@
  * device right before the queued chain (their sources freed only after
  * it), so its first call follows the pack's kernels too. M = 1, 2, 4, 8
  * and 16 cover the column-stream kernel (M <= 4) and the skinny kernel
- * with its cluster launches; fp16 and bf16. Exit 77
- * without a device. */
+ * with its cluster launches; M = 128 and 256 the wide kernel on Hopper
+ * (the tiled kernel elsewhere), whose cut tiles' fixup follows it,
+ * overlapping its end where a tile has at most 8 parts (K = 4096, and
+ * K = 2048 at M = 256) and after it where it has 16 (K = 2048, M = 128);
+ * fp16 and bf16. Exit 77 without a device. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,7 +135,7 @@ int main(void) {
   harness h;
   const int open = harness_open(&h);
   if (open != 0) return open;
-  static const int64_t ms[] = {1, 2, 4, 8, 16};
+  static const int64_t ms[] = {1, 2, 4, 8, 16, 128, 256};
   uint64_t seed = 2026;
   for (int d = 0; d < 2; d++)
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)

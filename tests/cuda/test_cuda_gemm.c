@@ -757,31 +757,64 @@ static void expect_fixup_overlap(harness *h, const gemm_case *c, int overlap) {
   failures++;
 }
 
+/* The context's workspace filled with NaN (every bit set), so that a
+ * partial read before the wide kernel wrote it shows in Y. */
+static void poison_workspace(harness *h, cudaStream_t stream) {
+  const lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  if (cudaMemsetAsync(s->workspace, 0xFF, s->workspace_bytes, stream) == cudaSuccess &&
+      cudaStreamSynchronize(stream) == cudaSuccess)
+    return;
+  printf("FAIL: could not fill the workspace\n");
+  failures++;
+}
+
 /* The wide kernel's fixup launched to overlap the kernel's end (Hopper:
- * its blocks wait there for the partials) and launched after it: the same
- * bits, and the reference's in exact mode. Tiles cut 8 ways (16 tiles),
- * 4 ways (32 tiles) and by the Stream-K split (70 tiles), each at most 8
- * parts a tile, which lutmm_cuda_fixup_overlaps asks for; general inputs,
- * so a partial read before its kernel wrote it would show. */
+ * its blocks wait there for the partials) and launched after it, on a
+ * stream of the context's own as in the benchmark, each run after the
+ * workspace was filled with NaN: the same bits, and the reference's in
+ * exact mode. Tiles cut 8 ways (16 tiles), 4 ways (32 tiles) and by the
+ * Stream-K split (70 tiles), each at most 8 parts a tile, which
+ * lutmm_cuda_fixup_overlaps asks for; general inputs. Then a dependent
+ * launch the device refuses: the fixup goes again plain. */
 static void wide_fixup_overlap(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   const int64_t shapes[][3] = {{128, 4096, 4096}, {128, 4096, 8192}, {256, 1024, 8960}};
-  const int was = s->fixup_overlap;
+  const int was = s->fixup_overlap, overlaps = s->wide && was != 0;
+  cudaStream_t stream = NULL;
+  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess ||
+      lutmm_cuda_set_stream(h->cuda, stream) != LUTMM_OK) {
+    printf("FAIL: could not give the context a stream of its own\n");
+    failures++;
+    return;
+  }
   uint64_t rng = 41;
+  gemm_case c;
   for (int i = 0; i < 3; i++) {
-    gemm_case c = {2 + i, shapes[i][0], shapes[i][1], shapes[i][2], 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
-                   i == 1 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16, 0, 0, 0, harness_next(&rng)};
+    c = (gemm_case){2 + i, shapes[i][0], shapes[i][1], shapes[i][2], 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+                    i == 1 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16, 0, 0, 0, harness_next(&rng)};
+    poison_workspace(h, stream);
     kept_run overlapped = run_keeping_y(h, &c);
-    expect_fixup_overlap(h, &c, was);
+    expect_fixup_overlap(h, &c, overlaps);
     s->fixup_overlap = 0;
+    poison_workspace(h, stream);
     kept_run after = run_keeping_y(h, &c);
     expect_fixup_overlap(h, &c, 0);
     s->fixup_overlap = was;
     expect_same_y(&c, "overlapped/after", &overlapped, &after);
     c.exact = 1;
     c.y_dtype = LUTMM_DTYPE_F32;
+    poison_workspace(h, stream);
     run(h, &c);
-    expect_fixup_overlap(h, &c, was);
+    expect_fixup_overlap(h, &c, overlaps);
+  }
+  s->refuse_dependent_launches = 1;
+  poison_workspace(h, stream);
+  run(h, &c);
+  expect_fixup_overlap(h, &c, 0);
+  s->refuse_dependent_launches = 0;
+  if (lutmm_cuda_set_stream(h->cuda, 0) != LUTMM_OK || cudaStreamDestroy(stream) != cudaSuccess) {
+    printf("FAIL: could not give the context its default stream back\n");
+    failures++;
   }
 }
 

@@ -71,7 +71,7 @@ static void model_state(const device_model *d, lutmm_cuda_state *s) {
   s->tagged = fake_tagged;
   s->tagged_words = LUTMM_SKINNY_TAGGED_PER_SM * (size_t)d->sms;
   s->wide = d->wide;
-  s->fixup_overlap = d->wide;
+  s->fixup_overlap = 1;
   s->skinny_cluster_groups = LUTMM_SKINNY_MAX_CLUSTER_GROUPS;
   for (int i = 2; d->clusters != NULL && i <= LUTMM_SKINNY_MAX_CLUSTER; i++) {
     s->skinny_clusters[i] = d->clusters[i];
@@ -411,15 +411,30 @@ static void hopper_choices(void) {
   c = plan_call(&s, &w, 128, 0);
   CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.p[0].grid == 128);
   /* its fixup is launched after the wide kernel, not to overlap its end
-   * (32 parts a tile); 8192 x 8192's (32 tiles in 4 parts) overlaps, but
-   * not with LUTMM_CUDA_FIXUP_OVERLAP=0 */
+   * (32 parts a tile), but with LUTMM_CUDA_FIXUP_OVERLAP=any */
   CHECK(lutmm_cuda_needs_fixup(&c.p[0]) && !lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
+  s.fixup_overlap = 2;
+  CHECK(lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
+  s.fixup_overlap = 1;
+  /* the rule's edge: 4096 x 4096 at M = 128, 16 tiles of 8 parts,
+   * overlaps; 8192 x 1024 at M = 256, 8 tiles of 16 parts, does not */
+  CHECK(model_weights(4, 4096, 4096, 128, LUTMM_DTYPE_F16, &w));
+  c = plan_call(&s, &w, 128, 0);
+  CHECK(c.p[0].grid == 128 && c.p[0].m_tiles * c.p[0].n_tiles == 16 && lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
+  CHECK(model_weights(4, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
+  c = plan_call(&s, &w, 256, 0);
+  CHECK(c.p[0].grid == 128 && c.p[0].m_tiles * c.p[0].n_tiles == 8 && !lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
+  /* 8192 x 8192 (32 tiles in 4 parts) overlaps, but not with
+   * LUTMM_CUDA_FIXUP_OVERLAP=0, nor on a device without the wide kernel */
   CHECK(model_weights(4, 8192, 8192, 128, LUTMM_DTYPE_F16, &w));
   c = plan_call(&s, &w, 128, 0);
   CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.p[0].grid == 128 && lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
   s.fixup_overlap = 0;
   CHECK(!lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
   s.fixup_overlap = 1;
+  s.wide = 0;
+  CHECK(!lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
+  s.wide = 1;
   CHECK(model_weights(4, 8192, 1024, 128, LUTMM_DTYPE_F16, &w));
   s.workspace_bytes = (size_t)16 << 20;
   c = plan_call(&s, &w, 128, 0);
