@@ -254,16 +254,20 @@ profile() {
 }
 
 # How a cut launch's time splits between the wide kernel and the fixup that
-# adds its partials: the duration of each of two consecutive launches (one
-# call) on the shapes whose M = 128 tiles are cut, into
-# $OUT/ncu-cut-launches.txt.
+# adds its partials: durations (clocks left to the device; Nsight Compute
+# still flushes the caches before each kernel, so the fixup reads its
+# partials from DRAM) and DRAM and L2 bytes of three calls' launches on the
+# shapes whose M = 128 tiles are cut, into $OUT/ncu-cut-launches.txt (as in
+# docs/data/ncu-cuda-h200-2026-11-29-cut-launches.txt).
 cut_launches() {
   local shape
   for shape in 4096x4096 8192x1024 8192x8192 14336x4096; do
     echo "== $shape M = 128"
-    ncu --kernel-name-base demangled --kernel-name "regex:(wide_kernel<__half|wide_fixup_kernel)" --launch-skip 40 \
-      --launch-count 4 --metrics gpu__time_duration.sum "$PWD/$BUILD/tools/lutmm" bench --backend cuda --bits 4 \
-      --shape "$shape" --m 128 --reps 30 | grep -E "wide_(fixup_)?kernel|gpu__time_duration" || return 1
+    ncu --clock-control none --kernel-name-base demangled --kernel-name "regex:(wide_kernel<__half|wide_fixup_kernel)" \
+      --launch-skip 40 --launch-count 6 \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum \
+      "$PWD/$BUILD/tools/lutmm" bench --backend cuda --bits 4 --shape "$shape" --m 128 --reps 30 |
+      grep -E "wide_(fixup_)?kernel|gpu__time_duration|dram__|lts__" || return 1
   done >"$OUT/ncu-cut-launches.txt"
 }
 
