@@ -41,6 +41,15 @@ static void read_fixup_overlap(lutmm_cuda_state *s) {
   s->fixup_overlap = env == NULL ? 1 : strcmp(env, "0") == 0 ? 0 : strcmp(env, "any") == 0 ? 2 : 1;
 }
 
+/* LUTMM_CUDA_WIDE_FROM_M=n: the wide kernel takes M >= n (1..1024) where
+ * it runs, in place of wide_tile_m's rule, to measure that rule again;
+ * anything else leaves the rule. */
+static void read_wide_from_m(lutmm_cuda_state *s) {
+  const char *env = getenv("LUTMM_CUDA_WIDE_FROM_M");
+  const int m = env != NULL ? atoi(env) : 0;
+  s->wide_from_m = m >= 1 && m <= 1024 ? m : 0;
+}
+
 static lutmm_status read_device(lutmm_cuda_state *s) {
   int smem_sm = 0, smem_block = 0, reserved = 0;
   cudaError_t err = cudaGetDevice(&s->device);
@@ -63,6 +72,7 @@ static lutmm_status read_device(lutmm_cuda_state *s) {
   if (err == cudaSuccess) err = lutmm_cuda_wide_allow_smem_bf16(s->smem_per_block);
   if (err == cudaSuccess) err = read_cooperative(s);
   read_fixup_overlap(s);
+  read_wide_from_m(s);
   return lutmm_cuda_status(err);
 }
 

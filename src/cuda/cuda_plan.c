@@ -293,8 +293,35 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
          w->geom.scale_rows * w->geom.n_pad * 4 < ((int64_t)1 << 31);
 }
 
+/* Whether the wide kernel takes M = 17..32 rows, where the skinny kernel
+ * otherwise does: where it measured faster on the H200 (docs/PERF.md,
+ * change 104; codes of 2..4 bits, M = 17, 24 and 32 on the seven benchmark
+ * shapes, the wide kernel's tiles as at M = 33..64):
+ * - W of at most 1024 columns: 0.82-0.94x the skinny time (8192 x 1024,
+ *   every code and group), whose launch there holds 32-64 blocks;
+ * - W wider than 4096 columns, codes of 2 or 4 bits, per-slab scales
+ *   (groups of 32), M >= 24: 0.90-1.00x;
+ * - the same with one-row scales, M >= 25, where the 64-row tiles give at
+ *   most 32 units a multiprocessor (8192 x 8192, 4096 x 14336; 0.92-0.98x
+ *   at M = 32, about 1.0x at M = 24): on the two largest shapes (54 units)
+ *   they took 1.1-1.3x.
+ * 3-bit codes took 0.93-1.13x beside the first case, W of 4096 columns
+ * (4096 x 4096, 14336 x 4096) 1.13-1.33x; codes of 1 and 5..8 bits were
+ * not measured. */
+static int wide_takes_few_rows(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m) {
+  const int bits = w->params.bits;
+  const int64_t n = w->params.n;
+  if (m < 17 || bits < 2 || bits > 4) return 0;
+  if (n <= 1024) return 1;
+  if (n <= 4096 || bits == 3) return 0;
+  const int one_row = w->geom.group_size % 64 == 0 || w->geom.group_size >= w->params.k;
+  if (!one_row) return m >= 24;
+  const int64_t units = (w->geom.n_atoms + 7) / 8 * w->geom.k_atoms; /* 64-row tiles of 512 columns */
+  return m >= 25 && units <= 32 * (int64_t)s->sm_count;
+}
+
 /* The wide kernel (Hopper wgmma), where the device runs its sm_90a code,
- * above 32 rows of X: tiles of 256 rows above M = 128 (each weight
+ * above 32 rows of X (and at 17..32 where wide_takes_few_rows): tiles of 256 rows above M = 128 (each weight
  * dequantized once for twice the rows), 128 rows above 64, and at
  * M = 33..64 by the width of W (docs/HEURISTICS.md):
  * - at most 4096 columns: 128-row tiles. There the skinny kernel's 64-row
@@ -310,7 +337,8 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
  *   the 128-row tiles, which they took before (their skinny launches cost
  *   more still). */
 static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
-  if (!s->wide || a->m <= 32) return 0;
+  if (!s->wide) return 0;
+  if (s->wide_from_m > 0 ? a->m < s->wide_from_m : a->m <= 32 && !wide_takes_few_rows(s, w, a->m)) return 0;
   if (a->m > 128) return 256;
   return a->m > 64 || w->params.n <= 4096 ? 128 : 64;
 }

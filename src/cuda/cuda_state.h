@@ -37,6 +37,8 @@ typedef struct lutmm_cuda_state {
   int fixup_overlap;      /* the wide kernel's fixup starts as its programmatic dependent: 0 never
                              (LUTMM_CUDA_FIXUP_OVERLAP=0), 1 where lutmm_cuda_fixup_overlaps's rule says (unset),
                              2 wherever a fixup runs (=any) */
+  int wide_from_m;        /* the least M the wide kernel takes: 0 wide_tile_m's rule, n > 0 from M = n
+                             (LUTMM_CUDA_WIDE_FROM_M=n), to measure that rule again */
   /* Clusters of i blocks held at once; 0: none (or LUTMM_CUDA_CLUSTERS=0). */
   int wide_clusters[LUTMM_WIDE_MAX_CLUSTER + 1];
   int skinny_clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];

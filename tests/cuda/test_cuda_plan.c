@@ -218,7 +218,7 @@ static void check_call(const device_model *d, const lutmm_cuda_state *s, const l
       break;
     }
     case LUTMM_CUDA_KERNEL_WIDE:
-      PLAN_CHECK(s->wide && m > 32);
+      PLAN_CHECK(s->wide && m >= 17); /* M = 17..32 where wide_takes_few_rows */
       PLAN_CHECK(c.choice.tile_m == 64 || c.choice.tile_m == 128 || c.choice.tile_m == 256);
       PLAN_CHECK(c.choice.stages >= 4 && c.choice.stages <= LUTMM_WIDE_MAX_STAGES);
       PLAN_CHECK(c.smem <= s->smem_per_block && c.smem == lutmm_wide_smem_bytes(p->bits, p->tile_m, p->stages));
@@ -295,7 +295,11 @@ static void expect_hopper(const lutmm_cuda_state *s, int64_t k, int64_t n, int64
   CHECK(model_weights(4, k, n, 128, LUTMM_DTYPE_F16, &w));
   describe(where, sizeof where, &h100, s, &w, m, 0);
   const call_plan c = plan_call(s, &w, m, 0);
-  if (m <= 32) {
+  /* M = 25..32 on W wider than 4096 columns whose 64-row tiles give at
+   * most 32 units an SM (8192 x 8192, 4096 x 14336) take the wide kernel */
+  const int64_t units64 = (n + 511) / 512 * (k / 64);
+  const int few_rows_wide = m >= 25 && n > 4096 && units64 <= 32 * (int64_t)s->sm_count;
+  if (m <= 32 && !few_rows_wide) {
     PLAN_CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_SKINNY && c.launches == 1);
     PLAN_CHECK(c.p[0].column_stream == (s->column_stream && m <= LUTMM_COLUMN_MAX_ROWS));
     if (c.p[0].column_stream && m > 1) /* M = 1: X whole or 2 rows by K (below) */
@@ -366,6 +370,45 @@ static void hopper_choices(void) {
       unit_fail(__FILE__, __LINE__, "%d-bit codes, %lld x %lld, groups of %lld, M = %lld: column stream %d, not %d",
                 rule[i].bits, (long long)rule[i].k, (long long)rule[i].n, (long long)rule[i].group,
                 (long long)rule[i].m, !rule[i].column, rule[i].column);
+  }
+  /* M = 17..32: the wide kernel where it measured faster than the
+   * skinny kernel (wide_takes_few_rows), its tiles as at M = 33..64 (0:
+   * not the wide kernel) */
+  static const struct {
+    int bits;
+    int64_t k, n, group, m;
+    int tile_m;
+  } few_rows[] = {
+      /* W of at most 1024 columns, codes of 2..4 bits, from M = 17 */
+      {4, 8192, 1024, 128, 16, 0},
+      {4, 8192, 1024, 128, 17, 128},
+      {3, 8192, 1024, 32, 32, 128},
+      {2, 8192, 1000, 64, 24, 128},
+      {1, 8192, 1024, 128, 24, 0},
+      {5, 8192, 1024, 128, 24, 0},
+      /* wider than 4096 columns, 2- and 4-bit codes, per-slab scales, from 24 */
+      {4, 8192, 28672, 32, 23, 0},
+      {4, 8192, 28672, 32, 24, 64},
+      {2, 28672, 8192, 16, 32, 64},
+      {3, 8192, 28672, 32, 32, 0},
+      /* and one-row scales from 25 where 64-row tiles give at most 32 units an SM */
+      {4, 8192, 8192, 128, 24, 0},
+      {4, 8192, 8192, 128, 25, 64},
+      {2, 4096, 14336, 64, 32, 64},
+      {4, 8192, 28672, 128, 32, 0},
+      {3, 8192, 8192, 128, 32, 0},
+      /* 4096 columns: never */
+      {4, 4096, 4096, 32, 32, 0},
+      {4, 14336, 4096, 128, 32, 0},
+  };
+  for (size_t i = 0; i < sizeof few_rows / sizeof few_rows[0]; i++) {
+    CHECK(model_weights(few_rows[i].bits, few_rows[i].k, few_rows[i].n, few_rows[i].group, LUTMM_DTYPE_F16, &w));
+    const lutmm_cuda_choice choice = plan_call(&s, &w, few_rows[i].m, 0).choice;
+    const int tile_m = choice.kernel == LUTMM_CUDA_KERNEL_WIDE ? choice.tile_m : 0;
+    if (tile_m != few_rows[i].tile_m)
+      unit_fail(__FILE__, __LINE__, "%d-bit codes, %lld x %lld, groups of %lld, M = %lld: wide tile %d, not %d",
+                few_rows[i].bits, (long long)few_rows[i].k, (long long)few_rows[i].n, (long long)few_rows[i].group,
+                (long long)few_rows[i].m, tile_m, few_rows[i].tile_m);
   }
   /* The column stream's grid on the benchmark's shapes: 128 blocks where
    * that many line up with the columns (half a column a block on 4096 x
