@@ -41,13 +41,14 @@ static void read_fixup_overlap(lutmm_cuda_state *s) {
   s->fixup_overlap = env == NULL ? 1 : strcmp(env, "0") == 0 ? 0 : strcmp(env, "any") == 0 ? 2 : 1;
 }
 
-/* LUTMM_CUDA_WIDE_FROM_M=n: the wide kernel takes M >= n (1..1024) where
- * it runs, in place of wide_tile_m's rule, to measure that rule again;
- * anything else leaves the rule. */
+/* LUTMM_CUDA_WIDE_FROM_M=n: the wide kernel takes M >= n (a whole number
+ * 1..1024) where it runs, in place of wide_tile_m's rule, to measure that
+ * rule again; anything else leaves the rule. */
 static void read_wide_from_m(lutmm_cuda_state *s) {
   const char *env = getenv("LUTMM_CUDA_WIDE_FROM_M");
-  const int m = env != NULL ? atoi(env) : 0;
-  s->wide_from_m = m >= 1 && m <= 1024 ? m : 0;
+  char *end = NULL;
+  const long m = env != NULL && env[0] != '\0' ? strtol(env, &end, 10) : 0;
+  s->wide_from_m = end != NULL && *end == '\0' && m >= 1 && m <= 1024 ? (int)m : 0;
 }
 
 static lutmm_status read_device(lutmm_cuda_state *s) {

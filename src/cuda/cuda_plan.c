@@ -297,15 +297,15 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
  * otherwise does: where it measured faster on the H200 (docs/PERF.md,
  * change 104; codes of 2..4 bits, M = 17, 24 and 32 on the seven benchmark
  * shapes, the wide kernel's tiles as at M = 33..64):
- * - W of at most 1024 columns: 0.82-0.94x the skinny time (8192 x 1024,
+ * - W of at most 1024 columns: 0.81-0.96x the skinny time (8192 x 1024,
  *   every code and group), whose launch there holds 32-64 blocks;
  * - W wider than 4096 columns, codes of 2 or 4 bits, per-slab scales
- *   (groups of 32), M >= 24: 0.90-1.00x;
+ *   (groups of 32), M >= 24: 0.89-1.01x;
  * - the same with one-row scales, M >= 25, where the 64-row tiles give at
  *   most 32 units a multiprocessor (8192 x 8192, 4096 x 14336; 0.92-0.98x
  *   at M = 32, about 1.0x at M = 24): on the two largest shapes (54 units)
  *   they took 1.1-1.3x.
- * 3-bit codes took 0.93-1.13x beside the first case, W of 4096 columns
+ * 3-bit codes took 0.92-1.13x beside the first case, W of 4096 columns
  * (4096 x 4096, 14336 x 4096) 1.13-1.33x; codes of 1 and 5..8 bits were
  * not measured. */
 static int wide_takes_few_rows(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m) {
@@ -321,9 +321,10 @@ static int wide_takes_few_rows(const lutmm_cuda_state *s, const lutmm_weights *w
 }
 
 /* The wide kernel (Hopper wgmma), where the device runs its sm_90a code,
- * above 32 rows of X (and at 17..32 where wide_takes_few_rows): tiles of 256 rows above M = 128 (each weight
- * dequantized once for twice the rows), 128 rows above 64, and at
- * M = 33..64 by the width of W (docs/HEURISTICS.md):
+ * above 32 rows of X (and at 17..32 where wide_takes_few_rows): tiles of
+ * 256 rows above M = 128 (each weight dequantized once for twice the
+ * rows), 128 rows above 64, and up to M = 64 by the width of W
+ * (docs/HEURISTICS.md; measured at M = 33..64):
  * - at most 4096 columns: 128-row tiles. There the skinny kernel's 64-row
  *   launch ran 1.25-1.75x their time (NF4, 4096 x 4096, 8192 x 1024,
  *   14336 x 4096; codes of 5..8 bits 1.2-1.8x), while 64-row tiles, 1 to 8

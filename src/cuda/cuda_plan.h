@@ -18,7 +18,7 @@
 typedef enum lutmm_cuda_kernel {
   LUTMM_CUDA_KERNEL_TILED,  /* gemm_kernel.cuh: any device, any M */
   LUTMM_CUDA_KERNEL_SKINNY, /* skinny_kernel.cuh or column_kernel.cuh: one launch per lutmm_cuda_skinny_rows rows */
-  LUTMM_CUDA_KERNEL_WIDE,   /* wide_kernel.cuh: Hopper wgmma, M > 32 */
+  LUTMM_CUDA_KERNEL_WIDE,   /* wide_kernel.cuh: Hopper wgmma, M > 32 (and some M = 17..32) */
 } lutmm_cuda_kernel;
 
 /* The kernel a call runs; for the wide kernel its tile rows and stages. */

@@ -145,7 +145,7 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
   return lutmm_cuda_floor_div((u + 1) * grid - 1, units);
 }
 
-/* ---- The wide kernel (Hopper wgmma, M > 32):
+/* ---- The wide kernel (Hopper wgmma, M > 32 and some M = 17..32):
  * docs/HEURISTICS.md. Two warpgroups of four MMA warps and a producer
  * warpgroup (one warp of it copies); a tile is tile_m X rows (64, 128 or
  * 256, wgmma's N) × LUTMM_WIDE_TILE_ELEMS / tile_m W columns, so each MMA

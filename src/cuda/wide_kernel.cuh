@@ -1,5 +1,5 @@
 /* The wide LUT-GEMM kernel: Hopper warpgroup MMAs for many rows of X
- * (M > 32).
+ * (M > 32, and M = 17..32 where the planner's wide_takes_few_rows says).
  *
  * The product runs transposed, as in the skinny kernel: Y^T = W^T X^T. A
  * block has three warpgroups. One warp of the third is the producer: it

@@ -186,10 +186,16 @@ static void deep_columns(harness *h) {
  * kernels' cut columns here, are off. 1000 columns leave the last atom column ragged, the last
  * 12-warp tile a third full; M = 3, 8, 16, 32 reach 8-, 16- and 32-row
  * blocks, groups of 32 the per-slab kernels. That the planner's rule takes
- * the shared path for these plans: unit_cuda_layout's reduction_rule. */
+ * the shared path for these plans: unit_cuda_layout's reduction_rule. On
+ * Hopper the wide kernel would take M = 32 over 1000 columns
+ * (wide_takes_few_rows), so the group keeps M <= 32 on the skinny kernel,
+ * as LUTMM_CUDA_WIDE_FROM_M=33 does. */
 static void shared_reduction(harness *h) {
   const int64_t ms[] = {3, 8, 16, 32};
   uint64_t rng = 23;
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  const int wide_from_m = s->wide_from_m;
+  s->wide_from_m = 33;
   const saved_clusters saved = clusters_off(h);
   for (int i = 0; i < 4; i++)
     for (int bits = 1; bits <= 4; bits++) {
@@ -199,6 +205,7 @@ static void shared_reduction(harness *h) {
       run_exact_and_bound(h, c);
     }
   clusters_back(h, &saved);
+  s->wide_from_m = wide_from_m;
 }
 
 /* Groups of 16 and 32 over a K that ends inside an atom: the skinny kernel

@@ -119,11 +119,14 @@ static void graph_case(harness *h, cudaStream_t stream, const gemm_case *c) {
  * launches, at M = 300 (groups of 32) the tiled kernel; 1024 x 8192 at
  * M = 256 (groups of 128) halves the wide kernel's 64 tiles, which on a
  * Hopper part of 132 SMs two-block clusters add (the planner's rules,
- * lutmm_wide_cluster_ways). Odd cases take groups of 32. */
+ * lutmm_wide_cluster_ways); 4096 x 1000 at M = 24 (2-bit codes) takes
+ * the wide kernel's 128-row tiles on Hopper (wide_takes_few_rows), the
+ * skinny kernel elsewhere. Odd cases take groups of 32. */
 static void all_cases(harness *h, cudaStream_t stream, const char *label) {
   static const int64_t shapes[][4] = {{1, 1, 1024, 8192},   {4, 4, 2048, 28672},  {2, 8, 4096, 1000},
                                       {3, 16, 4096, 1000},  {4, 100, 4096, 2048}, {4, 256, 4096, 2048},
-                                      {6, 100, 4096, 2048}, {6, 300, 4096, 2048}, {4, 256, 1024, 8192}};
+                                      {6, 100, 4096, 2048}, {6, 300, 4096, 2048}, {4, 256, 1024, 8192},
+                                      {2, 24, 4096, 1000}};
   uint64_t rng = 77;
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     gemm_case c = {(int)shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], i % 2 ? 32 : 128,

@@ -218,7 +218,12 @@ static void check_call(const device_model *d, const lutmm_cuda_state *s, const l
       break;
     }
     case LUTMM_CUDA_KERNEL_WIDE:
-      PLAN_CHECK(s->wide && m >= 17); /* M = 17..32 where wide_takes_few_rows */
+      PLAN_CHECK(s->wide && m >= 17);
+      if (m <= 32) { /* wide_takes_few_rows */
+        const int bits = w->params.bits;
+        PLAN_CHECK(bits >= 2 && bits <= 4);
+        PLAN_CHECK(w->params.n <= 1024 || (w->params.n > 4096 && bits != 3 && m >= 24 && c.choice.tile_m == 64));
+      }
       PLAN_CHECK(c.choice.tile_m == 64 || c.choice.tile_m == 128 || c.choice.tile_m == 256);
       PLAN_CHECK(c.choice.stages >= 4 && c.choice.stages <= LUTMM_WIDE_MAX_STAGES);
       PLAN_CHECK(c.smem <= s->smem_per_block && c.smem == lutmm_wide_smem_bytes(p->bits, p->tile_m, p->stages));
