@@ -308,15 +308,13 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
  * 3-bit codes took 0.92-1.13x beside the first case, W of 4096 columns
  * (4096 x 4096, 14336 x 4096) 1.13-1.33x; codes of 1 and 5..8 bits were
  * not measured. */
-static int wide_takes_few_rows(const lutmm_cuda_state *s, const lutmm_weights *w, int64_t m) {
-  const int bits = w->params.bits;
-  const int64_t n = w->params.n;
-  if (m < 17 || bits < 2 || bits > 4) return 0;
+static int wide_takes_few_rows(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
+  const int64_t m = p->m, n = p->n, tile_atoms = lutmm_wide_tile_n(64) / 64;
+  if (m < 17 || p->bits < 2 || p->bits > 4) return 0;
   if (n <= 1024) return 1;
-  if (n <= 4096 || bits == 3) return 0;
-  const int one_row = w->geom.group_size % 64 == 0 || w->geom.group_size >= w->params.k;
-  if (!one_row) return m >= 24;
-  const int64_t units = (w->geom.n_atoms + 7) / 8 * w->geom.k_atoms; /* 64-row tiles of 512 columns */
+  if (n <= 4096 || p->bits == 3) return 0;
+  if (!p->atom_one_group) return m >= 24;
+  const int64_t units = (p->n_atoms + tile_atoms - 1) / tile_atoms * p->k_atoms; /* of 64-row tiles */
   return m >= 25 && units <= 32 * (int64_t)s->sm_count;
 }
 
@@ -337,9 +335,10 @@ static int wide_takes_few_rows(const lutmm_cuda_state *s, const lutmm_weights *w
  *   scales, and with per-slab scales 0.80-1.02x (median 0.87) the time of
  *   the 128-row tiles, which they took before (their skinny launches cost
  *   more still). */
-static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a) {
+static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const lutmm_gemm_args *a,
+                       const lutmm_cuda_gemm_params *p) {
   if (!s->wide) return 0;
-  if (s->wide_from_m > 0 ? a->m < s->wide_from_m : a->m <= 32 && !wide_takes_few_rows(s, w, a->m)) return 0;
+  if (s->wide_from_m > 0 ? a->m < s->wide_from_m : a->m <= 32 && !wide_takes_few_rows(s, p)) return 0;
   if (a->m > 128) return 256;
   return a->m > 64 || w->params.n <= 4096 ? 128 : 64;
 }
@@ -428,7 +427,7 @@ int lutmm_cuda_fixup_overlaps(const lutmm_cuda_state *s, const lutmm_cuda_gemm_p
  * where it pays and fits, else the tiled kernel. */
 lutmm_cuda_choice lutmm_cuda_choose_kernel(const lutmm_cuda_state *s, const lutmm_weights *w,
                                            const lutmm_gemm_args *a, const lutmm_cuda_gemm_params *p) {
-  lutmm_cuda_choice c = {LUTMM_CUDA_KERNEL_TILED, wide_tile_m(s, w, a), 0};
+  lutmm_cuda_choice c = {LUTMM_CUDA_KERNEL_TILED, wide_tile_m(s, w, a, p), 0};
   c.stages = c.tile_m > 0 ? wide_stages(s, w->params.bits, c.tile_m) : 0;
   if (c.stages > 0) c.kernel = LUTMM_CUDA_KERNEL_WIDE;
   else if (use_skinny(s, w, a, p)) c.kernel = LUTMM_CUDA_KERNEL_SKINNY;

@@ -334,86 +334,74 @@ static void hopper_choices(void) {
   CHECK(model_weights(4, 28672, 8192, 128, LUTMM_DTYPE_F16, &w));
   c = plan_call(&s, &w, 1, 0);
   CHECK(c.p[0].column_stream && lutmm_column_rows(1, c.p[0].k_atoms, c.p[0].warps) == 2);
-  /* Where the rule decides, or a kernel is missing (fp16 scales, the
-   * column stream as the rule gives it). */
+  /* Where the rules decide, or a kernel is missing (fp16 scales): the
+   * column stream as lutmm_column_stream_pays gives it, and the wide kernel
+   * at M = 17..32 as wide_takes_few_rows does (`wide`: its tile rows, 0
+   * for another kernel). */
   static const struct {
     int bits;
     int64_t k, n, group, m;
-    int column;
+    int column, wide;
   } rule[] = {
       /* M = 1..2: every code width wherever its kernel exists (changes 87
        * and 89): 2- and 3-bit codes on 448 atom columns (the skinny
        * kernel's before change 87), per-slab 5- and 6-bit codes on 448,
        * one-row 5-bit on 16, the 12-warp 7-bit blocks on 4096 x 4096
        * (2,048 units); not per-slab 7-bit codes (no kernel) */
-      {3, 8192, 28672, 128, 1, 1},
-      {2, 8192, 28672, 128, 2, 1},
-      {8, 8192, 28672, 128, 1, 1},
-      {5, 8192, 28672, 32, 1, 1},
-      {6, 8192, 28672, 32, 2, 1},
-      {5, 8192, 1024, 128, 2, 1},
-      {7, 4096, 4096, 128, 2, 1},
-      {7, 8192, 28672, 32, 1, 0},
+      {3, 8192, 28672, 128, 1, 1, 0},
+      {2, 8192, 28672, 128, 2, 1, 0},
+      {8, 8192, 28672, 128, 1, 1, 0},
+      {5, 8192, 28672, 32, 1, 1, 0},
+      {6, 8192, 28672, 32, 2, 1, 0},
+      {5, 8192, 1024, 128, 2, 1, 0},
+      {7, 4096, 4096, 128, 2, 1, 0},
+      {7, 8192, 28672, 32, 1, 0, 0},
       /* M = 3..4: one-row codes from 32 atom columns (4-bit on 8192 x
        * 1024, 16 columns, at M = 2 but not 4); 2- and 3-bit ones since
        * change 90, 1-bit ones not (no 4-row kernel); 12-warp 7-bit blocks
        * not under two units a warp; per-slab scales not (no kernel) */
-      {4, 8192, 1024, 128, 2, 1},
-      {4, 8192, 1024, 128, 4, 0},
-      {3, 8192, 28672, 128, 4, 1},
-      {2, 4096, 4096, 64, 3, 1},
-      {2, 8192, 1024, 128, 3, 0},
-      {1, 8192, 28672, 128, 2, 1},
-      {1, 8192, 28672, 128, 4, 0},
-      {7, 4096, 4096, 128, 3, 0},
-      {5, 8192, 28672, 32, 3, 0},
-      {4, 8192, 28672, 32, 4, 0},
+      {4, 8192, 1024, 128, 2, 1, 0},
+      {4, 8192, 1024, 128, 4, 0, 0},
+      {3, 8192, 28672, 128, 4, 1, 0},
+      {2, 4096, 4096, 64, 3, 1, 0},
+      {2, 8192, 1024, 128, 3, 0, 0},
+      {1, 8192, 28672, 128, 2, 1, 0},
+      {1, 8192, 28672, 128, 4, 0, 0},
+      {7, 4096, 4096, 128, 3, 0, 0},
+      {5, 8192, 28672, 32, 3, 0, 0},
+      {4, 8192, 28672, 32, 4, 0, 0},
+      /* M = 17..32: the wide kernel, its tiles as at M = 33..64, on W of
+       * at most 1024 columns for codes of 2..4 bits from M = 17 */
+      {4, 8192, 1024, 128, 16, 0, 0},
+      {4, 8192, 1024, 128, 17, 0, 128},
+      {3, 8192, 1024, 32, 32, 0, 128},
+      {2, 8192, 1000, 64, 24, 0, 128},
+      {1, 8192, 1024, 128, 24, 0, 0},
+      {5, 8192, 1024, 128, 24, 0, 0},
+      /* wider than 4096 columns, 2- and 4-bit codes, per-slab scales, from 24 */
+      {4, 8192, 28672, 32, 23, 0, 0},
+      {4, 8192, 28672, 32, 24, 0, 64},
+      {2, 28672, 8192, 16, 32, 0, 64},
+      {3, 8192, 28672, 32, 32, 0, 0},
+      /* and one-row scales from 25 where 64-row tiles give at most 32 units an SM */
+      {4, 8192, 8192, 128, 24, 0, 0},
+      {4, 8192, 8192, 128, 25, 0, 64},
+      {2, 4096, 14336, 64, 32, 0, 64},
+      {4, 8192, 28672, 128, 32, 0, 0},
+      {3, 8192, 8192, 128, 32, 0, 0},
+      /* 4096 columns: never */
+      {4, 4096, 4096, 32, 32, 0, 0},
+      {4, 14336, 4096, 128, 32, 0, 0},
   };
   for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++) {
     CHECK(model_weights(rule[i].bits, rule[i].k, rule[i].n, rule[i].group, LUTMM_DTYPE_F16, &w));
-    if (plan_call(&s, &w, rule[i].m, 0).p[0].column_stream != rule[i].column)
-      unit_fail(__FILE__, __LINE__, "%d-bit codes, %lld x %lld, groups of %lld, M = %lld: column stream %d, not %d",
+    c = plan_call(&s, &w, rule[i].m, 0);
+    const int wide = c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE ? c.choice.tile_m : 0;
+    if (c.p[0].column_stream != rule[i].column || wide != rule[i].wide)
+      unit_fail(__FILE__, __LINE__,
+                "%d-bit codes, %lld x %lld, groups of %lld, M = %lld: column stream %d, wide tile %d; not %d, %d",
                 rule[i].bits, (long long)rule[i].k, (long long)rule[i].n, (long long)rule[i].group,
-                (long long)rule[i].m, !rule[i].column, rule[i].column);
-  }
-  /* M = 17..32: the wide kernel where it measured faster than the
-   * skinny kernel (wide_takes_few_rows), its tiles as at M = 33..64 (0:
-   * not the wide kernel) */
-  static const struct {
-    int bits;
-    int64_t k, n, group, m;
-    int tile_m;
-  } few_rows[] = {
-      /* W of at most 1024 columns, codes of 2..4 bits, from M = 17 */
-      {4, 8192, 1024, 128, 16, 0},
-      {4, 8192, 1024, 128, 17, 128},
-      {3, 8192, 1024, 32, 32, 128},
-      {2, 8192, 1000, 64, 24, 128},
-      {1, 8192, 1024, 128, 24, 0},
-      {5, 8192, 1024, 128, 24, 0},
-      /* wider than 4096 columns, 2- and 4-bit codes, per-slab scales, from 24 */
-      {4, 8192, 28672, 32, 23, 0},
-      {4, 8192, 28672, 32, 24, 64},
-      {2, 28672, 8192, 16, 32, 64},
-      {3, 8192, 28672, 32, 32, 0},
-      /* and one-row scales from 25 where 64-row tiles give at most 32 units an SM */
-      {4, 8192, 8192, 128, 24, 0},
-      {4, 8192, 8192, 128, 25, 64},
-      {2, 4096, 14336, 64, 32, 64},
-      {4, 8192, 28672, 128, 32, 0},
-      {3, 8192, 8192, 128, 32, 0},
-      /* 4096 columns: never */
-      {4, 4096, 4096, 32, 32, 0},
-      {4, 14336, 4096, 128, 32, 0},
-  };
-  for (size_t i = 0; i < sizeof few_rows / sizeof few_rows[0]; i++) {
-    CHECK(model_weights(few_rows[i].bits, few_rows[i].k, few_rows[i].n, few_rows[i].group, LUTMM_DTYPE_F16, &w));
-    const lutmm_cuda_choice choice = plan_call(&s, &w, few_rows[i].m, 0).choice;
-    const int tile_m = choice.kernel == LUTMM_CUDA_KERNEL_WIDE ? choice.tile_m : 0;
-    if (tile_m != few_rows[i].tile_m)
-      unit_fail(__FILE__, __LINE__, "%d-bit codes, %lld x %lld, groups of %lld, M = %lld: wide tile %d, not %d",
-                few_rows[i].bits, (long long)few_rows[i].k, (long long)few_rows[i].n, (long long)few_rows[i].group,
-                (long long)few_rows[i].m, tile_m, few_rows[i].tile_m);
+                (long long)rule[i].m, c.p[0].column_stream, wide, rule[i].column, rule[i].wide);
   }
   /* The column stream's grid on the benchmark's shapes: 128 blocks where
    * that many line up with the columns (half a column a block on 4096 x
