@@ -220,9 +220,9 @@ static void check_call(const device_model *d, const lutmm_cuda_state *s, const l
     case LUTMM_CUDA_KERNEL_WIDE:
       PLAN_CHECK(s->wide && m >= 17);
       if (m <= 32) { /* wide_takes_few_rows */
-        const int bits = w->params.bits;
-        PLAN_CHECK(bits >= 2 && bits <= 4);
-        PLAN_CHECK(w->params.n <= 1024 || (w->params.n > 4096 && bits != 3 && m >= 24 && c.choice.tile_m == 64));
+        const int bits = w->params.bits, two_or_four = bits == 2 || bits == 4;
+        PLAN_CHECK(w->params.n <= 1024 ||
+                   (w->params.n > 4096 && c.choice.tile_m == 64 && ((bits == 1 && p->atom_one_group) || ((bits == 1 || two_or_four) && m >= 24))));
       }
       PLAN_CHECK(c.choice.tile_m == 64 || c.choice.tile_m == 128 || c.choice.tile_m == 256);
       PLAN_CHECK(c.choice.stages >= 4 && c.choice.stages <= LUTMM_WIDE_MAX_STAGES);
@@ -371,13 +371,15 @@ static void hopper_choices(void) {
       {5, 8192, 28672, 32, 3, 0, 0},
       {4, 8192, 28672, 32, 4, 0, 0},
       /* M = 17..32: the wide kernel, its tiles as at M = 33..64, on W of
-       * at most 1024 columns for codes of 2..4 bits from M = 17 */
+       * at most 1024 columns for every code width from M = 17 */
       {4, 8192, 1024, 128, 16, 0, 0},
       {4, 8192, 1024, 128, 17, 0, 128},
       {3, 8192, 1024, 32, 32, 0, 128},
       {2, 8192, 1000, 64, 24, 0, 128},
-      {1, 8192, 1024, 128, 24, 0, 0},
-      {5, 8192, 1024, 128, 24, 0, 0},
+      {1, 8192, 1024, 128, 24, 0, 128},
+      {5, 8192, 1024, 128, 24, 0, 128},
+      {8, 8192, 1024, 32, 17, 0, 128},
+      {8, 8192, 1024, 32, 16, 0, 0},
       /* wider than 4096 columns, 2- and 4-bit codes, per-slab scales, from 24 */
       {4, 8192, 28672, 32, 23, 0, 0},
       {4, 8192, 28672, 32, 24, 0, 64},
@@ -389,7 +391,20 @@ static void hopper_choices(void) {
       {2, 4096, 14336, 64, 32, 0, 64},
       {4, 8192, 28672, 128, 32, 0, 0},
       {3, 8192, 8192, 128, 32, 0, 0},
+      /* 1-bit codes wider than 4096 columns: one-row scales from 17
+       * everywhere, per-slab ones from 24 where 64-row tiles give at most
+       * 32 units an SM */
+      {1, 8192, 28672, 128, 16, 0, 0},
+      {1, 8192, 28672, 128, 17, 0, 64},
+      {1, 28672, 8192, 64, 24, 0, 64},
+      {1, 8192, 8192, 32, 23, 0, 0},
+      {1, 8192, 8192, 32, 24, 0, 64},
+      {1, 8192, 28672, 32, 32, 0, 0},
+      /* codes of 5..8 bits wider than 4096 columns: never */
+      {5, 8192, 8192, 128, 32, 0, 0},
+      {8, 8192, 8192, 32, 32, 0, 0},
       /* 4096 columns: never */
+      {1, 4096, 4096, 128, 32, 0, 0},
       {4, 4096, 4096, 32, 32, 0, 0},
       {4, 14336, 4096, 128, 32, 0, 0},
   };
