@@ -297,7 +297,7 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
  * otherwise does: where it measured faster on the H200 (docs/PERF.md,
  * changes 104 and 105; M = 17 to 32, the wide kernel's tiles as at
  * M = 33..64):
- * - W of at most 1024 columns, every code width: 0.76-0.98x the skinny
+ * - W of at most 1024 columns, every code width: 0.76-0.97x the skinny
  *   time (8192 x 1024, every group), whose launch there holds 32-64
  *   blocks;
  * - W wider than 4096 columns, codes of 2 or 4 bits, per-slab scales
@@ -309,11 +309,11 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
  * - 1-bit codes on W wider than 4096 columns with one-row scales from
  *   M = 17 (0.82-0.99x, the largest shapes too); with per-slab scales from
  *   M = 24 where the 64-row tiles give at most 32 units a multiprocessor
- *   (8192 x 8192, 4096 x 14336: 0.91-0.98x at M = 24..32, 0.98-1.01x at
+ *   (8192 x 8192, 4096 x 14336: 0.90-0.98x at M = 24..32, 0.98-1.01x at
  *   17; 8192 x 28672 took 1.0-1.07x).
  * 3-bit codes took 0.92-1.13x beside the first case; codes of 5, 6 and 8
- * bits 0.97-1.5x on 8192 x 8192 and 8192 x 28672; W of 4096 columns (4096
- * x 4096, 14336 x 4096) 1.09-1.33x for every code width measured. */
+ * bits 0.97-1.5x on 8192 x 8192 and 8192 x 28672; W of 4096 columns 1.09-
+ * 1.33x (4096 x 4096, codes of 1..6 and 8 bits; 14336 x 4096, 2..4 bits). */
 static int wide_takes_few_rows(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
   const int64_t m = p->m, n = p->n, tile_atoms = lutmm_wide_tile_n(64) / 64;
   if (m < 17) return 0;
