@@ -51,6 +51,17 @@ static void read_wide_from_m(lutmm_cuda_state *s) {
   s->wide_from_m = end != NULL && *end == '\0' && m >= 1 && m <= 1024 ? (int)m : 0;
 }
 
+/* LUTMM_CUDA_WIDE_MAX_PARTS=n: the wide kernel cuts a tile into at most n
+ * parts (a whole number 1..LUTMM_WIDE_MAX_WAYS; 1: whole tiles), in place
+ * of LUTMM_WIDE_MAX_WAYS, to measure fewer, longer parts where a tile has
+ * few units; anything else leaves the default. */
+static void read_wide_max_parts(lutmm_cuda_state *s) {
+  const char *env = getenv("LUTMM_CUDA_WIDE_MAX_PARTS");
+  char *end = NULL;
+  const long n = env != NULL && env[0] != '\0' ? strtol(env, &end, 10) : 0;
+  s->wide_max_parts = end != NULL && *end == '\0' && n >= 1 && n <= LUTMM_WIDE_MAX_WAYS ? (int)n : 0;
+}
+
 static lutmm_status read_device(lutmm_cuda_state *s) {
   int smem_sm = 0, smem_block = 0, reserved = 0;
   cudaError_t err = cudaGetDevice(&s->device);
@@ -74,6 +85,7 @@ static lutmm_status read_device(lutmm_cuda_state *s) {
   if (err == cudaSuccess) err = read_cooperative(s);
   read_fixup_overlap(s);
   read_wide_from_m(s);
+  read_wide_max_parts(s);
   return lutmm_cuda_status(err);
 }
 

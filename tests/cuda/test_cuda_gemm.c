@@ -750,6 +750,30 @@ static void wide_cut_tiles(harness *h) {
   wide_cluster_halves(h);
 }
 
+/* LUTMM_CUDA_WIDE_MAX_PARTS=8 and =1 on a Hopper part: 4 tiles of 64
+ * units over 1024 columns (the last shape of wide_cut_tiles, at M = 24 by
+ * the few-rows rule and at M = 128) in 8 parts of 8 units, whose fixup
+ * overlaps the wide kernel's end, and in whole tiles without a fixup;
+ * ragged N and per-slab scales in the second case. */
+static void wide_fewer_parts(harness *h) {
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  const int saved = s->wide_max_parts;
+  const struct {
+    int most, bits;
+    int64_t m, n, group;
+  } cases[] = {{8, 4, 24, 1024, 128}, {8, 2, 128, 1000, 32}, {1, 3, 24, 1024, 64}, {1, 1, 128, 1000, 128}};
+  uint64_t rng = 29;
+  for (int i = 0; i < 4; i++) {
+    s->wide_max_parts = cases[i].most;
+    gemm_case c = {cases[i].bits, cases[i].m, 4096, cases[i].n, cases[i].group, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
+    c.x_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+    run_exact_and_bound(h, c);
+    expect_wide_tile(h, &c, s->wide ? 128 : 0);
+  }
+  s->wide_max_parts = saved;
+}
+
 /* Whether the last call's fixup started as the wide kernel's programmatic
  * dependent, as expected. */
 static void expect_fixup_overlap(harness *h, const gemm_case *c, int overlap) {
@@ -1159,6 +1183,7 @@ int main(void) {
   skinny_clusters(&h);
   skinny_cluster_groups(&h);
   wide_cut_tiles(&h);
+  wide_fewer_parts(&h);
   wide_fixup_overlap(&h);
   wide_tiles_to_y(&h);
   refused_cluster_launches(&h);

@@ -228,6 +228,8 @@ static void check_call(const device_model *d, const lutmm_cuda_state *s, const l
       PLAN_CHECK(c.choice.stages >= 4 && c.choice.stages <= LUTMM_WIDE_MAX_STAGES);
       PLAN_CHECK(c.smem <= s->smem_per_block && c.smem == lutmm_wide_smem_bytes(p->bits, p->tile_m, p->stages));
       PLAN_CHECK(p->grid >= 1 && p->units >= p->grid && p->m_tiles * p->tile_m >= m);
+      /* about wide_max_parts parts a tile: Stream-K ranges may cut one more */
+      if (s->wide_max_parts) PLAN_CHECK(p->grid <= (s->wide_max_parts + 1) * p->m_tiles * p->n_tiles);
       if (p->cluster_ways) {
         PLAN_CHECK(p->cluster_ways <= LUTMM_WIDE_MAX_CLUSTER && p->grid % p->cluster_ways == 0);
         PLAN_CHECK(s->wide_clusters[p->cluster_ways] >= p->grid / p->cluster_ways);
@@ -288,6 +290,13 @@ static void sweep_invariants(void) {
         s.column_stream = column_stream;
         plans += sweep_state(devices[d], &s);
       }
+  /* and the H100 model with tiles cut into at most 8 parts, or whole
+   * (LUTMM_CUDA_WIDE_MAX_PARTS=8 and =1) */
+  for (int most = 1; most <= 8; most += 7) {
+    model_state(&h100, &s);
+    s.wide_max_parts = most;
+    plans += sweep_state(&h100, &s);
+  }
   CHECK(plans > 2700000); /* the sweep ran */
 }
 
@@ -491,6 +500,22 @@ static void hopper_choices(void) {
   c = plan_call(&s, &w, 128, 0);
   CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.p[0].grid == 32);
   s.workspace_bytes = lutmm_cuda_default_workspace_bytes(s.sm_count);
+  /* LUTMM_CUDA_WIDE_MAX_PARTS=n: 4096 x 1024 at M = 24 (4 tiles of 64
+   * units) in 32 parts of 2 units (128 blocks, the fixup after), in 8 of
+   * 8 (32 blocks, the fixup overlapped), or whole tiles (n = 1) */
+  CHECK(model_weights(4, 4096, 1024, 128, LUTMM_DTYPE_F16, &w));
+  static const struct {
+    int most, grid, fixup, overlapped;
+  } cuts[] = {{0, 128, 1, 0}, {8, 32, 1, 1}, {1, 4, 0, 0}};
+  for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+    s.wide_max_parts = cuts[i].most;
+    c = plan_call(&s, &w, 24, 0);
+    if (c.choice.kernel != LUTMM_CUDA_KERNEL_WIDE || c.p[0].grid != cuts[i].grid ||
+        lutmm_cuda_needs_fixup(&c.p[0]) != cuts[i].fixup || lutmm_cuda_fixup_overlaps(&s, &c.p[0]) != cuts[i].overlapped)
+      unit_fail(__FILE__, __LINE__, "at most %d parts: grid %d, fixup %d, overlapped %d", cuts[i].most, c.p[0].grid,
+                lutmm_cuda_needs_fixup(&c.p[0]), lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
+  }
+  s.wide_max_parts = 0;
   CHECK(model_weights(4, 8192, 28672, 128, LUTMM_DTYPE_F16, &w));
   /* M = 96 on the largest shapes: the wide kernel, not two skinny launches */
   s.cooperative = 1;
