@@ -51,10 +51,11 @@ static void read_wide_from_m(lutmm_cuda_state *s) {
   s->wide_from_m = end != NULL && *end == '\0' && m >= 1 && m <= 1024 ? (int)m : 0;
 }
 
-/* LUTMM_CUDA_WIDE_MAX_PARTS=n: the wide kernel cuts a tile into at most n
- * parts (a whole number 1..LUTMM_WIDE_MAX_WAYS; 1: whole tiles), in place
- * of LUTMM_WIDE_MAX_WAYS, to measure fewer, longer parts where a tile has
- * few units; anything else leaves the default. */
+/* LUTMM_CUDA_WIDE_MAX_PARTS=n: the wide kernel's blocks take at least
+ * lutmm_split_min_units(iters, n) units, about n parts a tile (a whole
+ * number 1..LUTMM_WIDE_MAX_WAYS; 1: whole tiles where the tiles fit the
+ * SMs), in place of LUTMM_WIDE_MAX_WAYS, to measure fewer, longer parts
+ * where a tile has few units; anything else leaves the default. */
 static void read_wide_max_parts(lutmm_cuda_state *s) {
   const char *env = getenv("LUTMM_CUDA_WIDE_MAX_PARTS");
   char *end = NULL;

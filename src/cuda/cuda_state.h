@@ -39,8 +39,9 @@ typedef struct lutmm_cuda_state {
                              2 wherever a fixup runs (=any) */
   int wide_from_m;        /* the least M the wide kernel takes: 0 wide_tile_m's rule, n > 0 from M = n
                              (LUTMM_CUDA_WIDE_FROM_M=n), to measure that rule again */
-  int wide_max_parts;     /* most parts a wide tile is cut into: 0 LUTMM_WIDE_MAX_WAYS, n > 0 at most n
-                             (LUTMM_CUDA_WIDE_MAX_PARTS=n), to measure other cuts */
+  int wide_max_parts;     /* the wide split's parts a tile: 0 up to LUTMM_WIDE_MAX_WAYS, n > 0 about n (blocks
+                             of at least lutmm_split_min_units(iters, n) units; LUTMM_CUDA_WIDE_MAX_PARTS=n),
+                             to measure other cuts */
   /* Clusters of i blocks held at once; 0: none (or LUTMM_CUDA_CLUSTERS=0). */
   int wide_clusters[LUTMM_WIDE_MAX_CLUSTER + 1];
   int skinny_clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];

@@ -750,11 +750,21 @@ static void wide_cut_tiles(harness *h) {
   wide_cluster_halves(h);
 }
 
+/* Whether the last call's fixup started as the wide kernel's programmatic
+ * dependent, as expected. */
+static void expect_fixup_overlap(harness *h, const gemm_case *c, int overlap) {
+  char name[160];
+  if (lutmm_cuda_state_of(h->cuda)->last_fixup_overlap == overlap) return;
+  harness_describe(c, name, sizeof name);
+  printf("FAIL %s: the fixup %s the wide kernel's end\n", name, overlap ? "did not overlap" : "overlapped");
+  failures++;
+}
+
 /* LUTMM_CUDA_WIDE_MAX_PARTS=8 and =1 on a Hopper part: 4 tiles of 64
  * units over 1024 columns (the last shape of wide_cut_tiles, at M = 24 by
  * the few-rows rule and at M = 128) in 8 parts of 8 units, whose fixup
  * overlaps the wide kernel's end, and in whole tiles without a fixup;
- * ragged N and per-slab scales in the second case. */
+ * ragged N in the second and fourth cases, per-slab scales in the second. */
 static void wide_fewer_parts(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   const int saved = s->wide_max_parts;
@@ -770,18 +780,9 @@ static void wide_fewer_parts(harness *h) {
     c.x_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
     run_exact_and_bound(h, c);
     expect_wide_tile(h, &c, s->wide ? 128 : 0);
+    expect_fixup_overlap(h, &c, s->wide && s->fixup_overlap && cases[i].most == 8);
   }
   s->wide_max_parts = saved;
-}
-
-/* Whether the last call's fixup started as the wide kernel's programmatic
- * dependent, as expected. */
-static void expect_fixup_overlap(harness *h, const gemm_case *c, int overlap) {
-  char name[160];
-  if (lutmm_cuda_state_of(h->cuda)->last_fixup_overlap == overlap) return;
-  harness_describe(c, name, sizeof name);
-  printf("FAIL %s: the fixup %s the wide kernel's end\n", name, overlap ? "did not overlap" : "overlapped");
-  failures++;
 }
 
 /* The context's workspace filled with NaN (every bit set), so that a

@@ -228,8 +228,10 @@ static void check_call(const device_model *d, const lutmm_cuda_state *s, const l
       PLAN_CHECK(c.choice.stages >= 4 && c.choice.stages <= LUTMM_WIDE_MAX_STAGES);
       PLAN_CHECK(c.smem <= s->smem_per_block && c.smem == lutmm_wide_smem_bytes(p->bits, p->tile_m, p->stages));
       PLAN_CHECK(p->grid >= 1 && p->units >= p->grid && p->m_tiles * p->tile_m >= m);
-      /* about wide_max_parts parts a tile: Stream-K ranges may cut one more */
-      if (s->wide_max_parts) PLAN_CHECK(p->grid <= (s->wide_max_parts + 1) * p->m_tiles * p->n_tiles);
+      if (s->wide_max_parts) { /* blocks of at least lutmm_split_min_units(iters, n) units, or whole tiles */
+        const int64_t tiles = p->m_tiles * p->n_tiles, most = p->units / lutmm_split_min_units(p->iters, s->wide_max_parts);
+        PLAN_CHECK(p->grid <= (most > tiles ? most : tiles));
+      }
       if (p->cluster_ways) {
         PLAN_CHECK(p->cluster_ways <= LUTMM_WIDE_MAX_CLUSTER && p->grid % p->cluster_ways == 0);
         PLAN_CHECK(s->wide_clusters[p->cluster_ways] >= p->grid / p->cluster_ways);
@@ -290,11 +292,12 @@ static void sweep_invariants(void) {
         s.column_stream = column_stream;
         plans += sweep_state(devices[d], &s);
       }
-  /* and the H100 model with tiles cut into at most 8 parts, or whole
-   * (LUTMM_CUDA_WIDE_MAX_PARTS=8 and =1) */
-  for (int most = 1; most <= 8; most += 7) {
+  /* and the H100 model with tiles cut into fewer parts, or whole
+   * (LUTMM_CUDA_WIDE_MAX_PARTS=1, 3, 8, 20) */
+  static const int fewer_parts[] = {1, 3, 8, 20};
+  for (size_t i = 0; i < sizeof fewer_parts / sizeof fewer_parts[0]; i++) {
     model_state(&h100, &s);
-    s.wide_max_parts = most;
+    s.wide_max_parts = fewer_parts[i];
     plans += sweep_state(&h100, &s);
   }
   CHECK(plans > 2700000); /* the sweep ran */
