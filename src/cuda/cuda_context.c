@@ -8,6 +8,16 @@
 #include "cuda_state.h"
 #include "gemm_params.h"
 
+/* The measurement switches below that take a number: environment variable
+ * `name` as a whole number least..most, else 0 (unset, empty, not a whole
+ * number, out of range: the switch is off). */
+static long env_whole_number(const char *name, long least, long most) {
+  const char *env = getenv(name);
+  char *end = NULL;
+  const long n = env != NULL && env[0] != '\0' ? strtol(env, &end, 10) : 0;
+  return end != NULL && *end == '\0' && n >= least && n <= most ? n : 0;
+}
+
 /* Cooperative skinny launches (every block resident: cut columns reduced
  * by all their finishing contributors, docs/HEURISTICS.md) where the device
  * has them; LUTMM_CUDA_COOPERATIVE=0 keeps the plain launches, whose cut
@@ -25,10 +35,8 @@ static cudaError_t read_cooperative(lutmm_cuda_state *s) {
   s->column_stream = column == NULL ? 1 : strcmp(column, "0") == 0 ? 0 : strcmp(column, "any") == 0 ? 2 : 1;
   /* LUTMM_CUDA_COLUMN_GRID=n: n column-stream blocks (at most one an SM
    * and one a unit), to measure grids against lutmm_column_grid's rule;
-   * anything but a positive number leaves the rule */
-  const char *grid = getenv("LUTMM_CUDA_COLUMN_GRID");
-  const int blocks = grid != NULL ? atoi(grid) : 0;
-  s->column_grid = blocks > 0 ? blocks : 0;
+   * anything but a whole positive number leaves the rule */
+  s->column_grid = (int)env_whole_number("LUTMM_CUDA_COLUMN_GRID", 1, INT32_MAX);
   return err;
 }
 
@@ -45,10 +53,7 @@ static void read_fixup_overlap(lutmm_cuda_state *s) {
  * 1..1024) where it runs, in place of wide_tile_m's rule, to measure that
  * rule again; anything else leaves the rule. */
 static void read_wide_from_m(lutmm_cuda_state *s) {
-  const char *env = getenv("LUTMM_CUDA_WIDE_FROM_M");
-  char *end = NULL;
-  const long m = env != NULL && env[0] != '\0' ? strtol(env, &end, 10) : 0;
-  s->wide_from_m = end != NULL && *end == '\0' && m >= 1 && m <= 1024 ? (int)m : 0;
+  s->wide_from_m = (int)env_whole_number("LUTMM_CUDA_WIDE_FROM_M", 1, 1024);
 }
 
 /* LUTMM_CUDA_WIDE_MAX_PARTS=n: the wide kernel's blocks take at least
@@ -57,10 +62,7 @@ static void read_wide_from_m(lutmm_cuda_state *s) {
  * SMs), in place of LUTMM_WIDE_MAX_WAYS, to measure fewer, longer parts
  * where a tile has few units; anything else leaves the default. */
 static void read_wide_max_parts(lutmm_cuda_state *s) {
-  const char *env = getenv("LUTMM_CUDA_WIDE_MAX_PARTS");
-  char *end = NULL;
-  const long n = env != NULL && env[0] != '\0' ? strtol(env, &end, 10) : 0;
-  s->wide_max_parts = end != NULL && *end == '\0' && n >= 1 && n <= LUTMM_WIDE_MAX_WAYS ? (int)n : 0;
+  s->wide_max_parts = (int)env_whole_number("LUTMM_CUDA_WIDE_MAX_PARTS", 1, LUTMM_WIDE_MAX_WAYS);
 }
 
 static lutmm_status read_device(lutmm_cuda_state *s) {
@@ -121,10 +123,8 @@ static int cluster_count(cudaError_t err, int count) {
  * (1: only tiles one cluster adds whole, whose sums need no ticket), else
  * LUTMM_SKINNY_MAX_CLUSTER_GROUPS. */
 static int read_cluster_groups(void) {
-  const char *env = getenv("LUTMM_CUDA_CLUSTER_GROUPS");
-  if (env == NULL || env[0] < '1' || env[0] > '0' + LUTMM_SKINNY_MAX_CLUSTER_GROUPS || env[1] != '\0')
-    return LUTMM_SKINNY_MAX_CLUSTER_GROUPS;
-  return env[0] - '0';
+  const long groups = env_whole_number("LUTMM_CUDA_CLUSTER_GROUPS", 1, LUTMM_SKINNY_MAX_CLUSTER_GROUPS);
+  return groups > 0 ? (int)groups : LUTMM_SKINNY_MAX_CLUSTER_GROUPS;
 }
 
 static void read_clusters(lutmm_cuda_state *s) {

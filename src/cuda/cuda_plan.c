@@ -392,9 +392,8 @@ size_t lutmm_cuda_plan_wide(const lutmm_cuda_state *s, const lutmm_weights *w, c
    * parts: the grid 32 parts a tile ask for would not fit it, and
    * pick_grid would fall back to one block a tile (8192 x 1024 at M = 128
    * in 16 MiB: 4 blocks, where 8 parts give 32). */
-  const int64_t most = s->wide_max_parts > 0 ? s->wide_max_parts : LUTMM_WIDE_MAX_WAYS;
-  const int64_t fits = workspace_blocks(s, p) >= s->sm_count ? most : LUTMM_TILED_MAX_PARTS;
-  pick_grid(s, p, &plan, most < fits ? most : fits);
+  const int64_t most = workspace_blocks(s, p) >= s->sm_count ? LUTMM_WIDE_MAX_WAYS : LUTMM_TILED_MAX_PARTS;
+  pick_grid(s, p, &plan, s->wide_max_parts > 0 && s->wide_max_parts < most ? s->wide_max_parts : most);
   const int64_t tiles = p->m_tiles * p->n_tiles, even = lutmm_wide_even_grid(tiles, p->grid);
   const int64_t halved = even > 0 ? 0 : lutmm_wide_halved_grid(tiles, p->iters, p->units, p->grid);
   const int64_t ways = even > 0 ? even / tiles : 2;

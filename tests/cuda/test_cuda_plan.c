@@ -220,9 +220,9 @@ static void check_call(const device_model *d, const lutmm_cuda_state *s, const l
     case LUTMM_CUDA_KERNEL_WIDE:
       PLAN_CHECK(s->wide && m >= 17);
       if (m <= 32) { /* wide_takes_few_rows */
-        const int bits = w->params.bits, two_or_four = bits == 2 || bits == 4;
-        PLAN_CHECK(w->params.n <= 1024 ||
-                   (w->params.n > 4096 && c.choice.tile_m == 64 && ((bits == 1 && p->atom_one_group) || ((bits == 1 || two_or_four) && m >= 24))));
+        const int bits = w->params.bits, from_17 = bits == 1 && p->atom_one_group;
+        const int from_24 = bits == 1 || bits == 2 || bits == 4;
+        PLAN_CHECK(w->params.n <= 1024 || (w->params.n > 4096 && c.choice.tile_m == 64 && (from_17 || (from_24 && m >= 24))));
       }
       PLAN_CHECK(c.choice.tile_m == 64 || c.choice.tile_m == 128 || c.choice.tile_m == 256);
       PLAN_CHECK(c.choice.stages >= 4 && c.choice.stages <= LUTMM_WIDE_MAX_STAGES);
