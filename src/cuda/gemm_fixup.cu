@@ -86,21 +86,25 @@ __global__ void __launch_bounds__(FIXUP_THREADS) lutmm_fixup_kernel(const __grid
  * Y in its dtype Out: a thread's four sums are rows r, r + 1 of columns
  * c, c + 8 (lutmm_wide_partial_site), found with TM known at compile time
  * (shifts, not the divisions by the tile's shape), one address for the
- * four and no dtype test a value. Everything up to the partials' loads
- * depends on the parameters alone and runs before the wait, which on
- * Hopper is where a block launched early sits until the wide kernel ends
- * (lutmm_cuda_launch_fixup). */
+ * four and no dtype test a value. Threads whose rows lie past M leave
+ * first: the wide kernel did not store those partials (store_segment).
+ * Everything up to the partials' loads depends on the parameters alone and
+ * runs before the wait, which on Hopper is where a block launched early
+ * sits until the wide kernel ends (lutmm_cuda_launch_fixup); row 0 of a
+ * tile, in block (tile, 0), always waits. */
 template <int TM, typename Out>
 __global__ void __launch_bounds__(FIXUP_THREADS) lutmm_wide_fixup_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
   constexpr int N = LUTMM_WIDE_TILE_ELEMS / TM;
   const int64_t tile = blockIdx.x;
   const int e = 4 * (int)(blockIdx.y * FIXUP_THREADS + threadIdx.x);
-  const tile_parts t = parts_of(p, tile);
-  if (e >= LUTMM_WIDE_TILE_ELEMS || t.first == t.last) return;
+  if (e >= LUTMM_WIDE_TILE_ELEMS) return;
   const int64_t mt = tile % p.m_tiles, nt = tile / p.m_tiles;
   int row, col;
   lutmm_wide_partial_site(TM, e, &row, &col);
   const int64_t grow = mt * TM + row, gcol = nt * N + col;
+  if (grow >= p.m) return;
+  const tile_parts t = parts_of(p, tile);
+  if (t.first == t.last) return;
   Out *y = (Out *)p.y + grow * p.n + gcol;
   lutmm_kernels::grid_dependency_wait();
   const float4 sum = add_partials(p, t, e);

@@ -445,7 +445,10 @@ __device__ __forceinline__ void store_inside_tile(const lutmm_cuda_gemm_params &
  * block's workspace slot in accumulator order (lutmm_wide_partial_site):
  * four accumulators per 16-byte store, each warp's stores 512 contiguous
  * bytes, where row-major scalar stores took four times the instructions
- * and touched four rows each. Thread t is MMA thread 128·wg + 32j + lane. */
+ * and touched four rows each. Vector v holds tile rows 8v .. 8v + 7, so
+ * those wholly past M are left unwritten (the fixup does not read them):
+ * at M = 17 a 128-row tile's partial is 3 of its 16 vectors a column.
+ * Thread t is MMA thread 128·wg + 32j + lane. */
 template <int TM>
 __device__ inline void store_segment(const lutmm_cuda_gemm_params &p, const unit_site &s, int64_t slot, int wg, int j,
                                      int lane, const float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
@@ -453,12 +456,14 @@ __device__ inline void store_segment(const lutmm_cuda_gemm_params &p, const unit
   const int t = 128 * wg + 32 * j + lane;
   if (slot >= 0) {
     float4 *part = (float4 *)(p.workspace + (size_t)slot * LUTMM_WIDE_TILE_ELEMS);
+    const int64_t rows = p.m - s.mt * TM;
 #pragma unroll
     for (int cc = 0; cc < S::COLS; cc++)
 #pragma unroll
       for (int v = 0; v < S::ACC / 4; v++)
-        part[lutmm_wide_partial_vector(TM, t, cc, v)] =
-            make_float4(acc[cc][4 * v], acc[cc][4 * v + 1], acc[cc][4 * v + 2], acc[cc][4 * v + 3]);
+        if (8 * v < rows)
+          part[lutmm_wide_partial_vector(TM, t, cc, v)] =
+              make_float4(acc[cc][4 * v], acc[cc][4 * v + 1], acc[cc][4 * v + 2], acc[cc][4 * v + 3]);
     return;
   }
   if ((s.mt + 1) * TM <= p.m && (s.nt + 1) * S::N <= p.n) {
@@ -508,13 +513,15 @@ __device__ __noinline__ void add_cluster_share(const lutmm_cuda_gemm_params &p, 
                                                int t) {
   using S = tile<TM>;
   cluster_sync();
-  constexpr int RUNS = TM * S::N / 4, ROW_RUNS = S::N / 4, MAX = LUTMM_WIDE_MAX_CLUSTER;
+  constexpr int ROW_RUNS = S::N / 4, MAX = LUTMM_WIDE_MAX_CLUSTER;
   const int ways = p.cluster_ways, rank = (int)cluster_rank();
   /* in registers: p is reached through a generic pointer here (the call),
    * so a store to Y would otherwise make the compiler read them again */
   Out *const y = (Out *)p.y;
   const int64_t m = p.m, n = p.n;
-  const int first = rank * RUNS / ways, end = (rank + 1) * RUNS / ways;
+  /* the shares cover the tile's rows inside Y only */
+  const int runs = (m - s.mt * TM < TM ? (int)(m - s.mt * TM) : TM) * ROW_RUNS;
+  const int first = rank * runs / ways, end = (rank + 1) * runs / ways;
   uint32_t part[MAX];
 #pragma unroll
   for (int r = 0; r < MAX; r++) part[r] = r < ways ? cluster_map(smem_address(stages), (uint32_t)r) : 0;
@@ -541,7 +548,6 @@ __device__ __noinline__ void add_cluster_share(const lutmm_cuda_gemm_params &p, 
         sum[3] += got[b][r].w;
       }
       const int64_t grow = s.mt * TM + q / ROW_RUNS, gcol = s.nt * S::N + 4 * (q % ROW_RUNS);
-      if (grow >= m) continue;
       Out *out = y + grow * n + gcol;
       if (gcol + 4 <= n) {
 #pragma unroll

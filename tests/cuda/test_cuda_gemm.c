@@ -796,6 +796,38 @@ static void poison_workspace(harness *h, cudaStream_t stream) {
   failures++;
 }
 
+/* Cut wide tiles whose last rows lie past M: the wide kernel stores only
+ * a partial's vectors with a row inside Y and the fixup reads only those
+ * (store_segment), so each case runs after the workspace was filled with
+ * NaN, which a read of an unstored vector would carry into Y. On a Hopper
+ * part: 17 rows of a 128-row tile in 32 parts (the few-rows rule), 24 in 8
+ * parts whose fixup overlaps the wide kernel's end
+ * (LUTMM_CUDA_WIDE_MAX_PARTS=8), 33 of 128 and 129 of 256 rows over 4096
+ * columns, 200 of 256 in 32 parts, and a second 256-row tile of one row;
+ * exact (Y in fp32) and bound. Elsewhere the same cases run whatever the
+ * planner gives them. */
+static void wide_partial_rows(harness *h) {
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  const int saved = s->wide_max_parts;
+  const struct {
+    int bits, most, tile_m;
+    int64_t m, k, n, group;
+  } cases[] = {{4, 0, 128, 17, 4096, 1024, 128},  {1, 8, 128, 24, 4096, 1024, 64},
+               {2, 0, 128, 33, 4096, 4096, 64},   {3, 0, 256, 129, 4096, 4096, 128},
+               {4, 0, 256, 200, 2048, 1024, 32},  {2, 0, 256, 257, 2048, 1000, 128}};
+  uint64_t rng = 43;
+  for (int i = 0; i < 6; i++) {
+    s->wide_max_parts = cases[i].most;
+    gemm_case c = {cases[i].bits, cases[i].m, cases[i].k, cases[i].n, cases[i].group, LUTMM_DTYPE_F16,
+                   LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
+    c.x_dtype = c.scale_dtype = i % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+    poison_workspace(h, 0);
+    run_exact_and_bound(h, c);
+    expect_wide_tile(h, &c, s->wide ? cases[i].tile_m : 0);
+  }
+  s->wide_max_parts = saved;
+}
+
 /* The wide kernel's fixup launched to overlap the kernel's end (Hopper:
  * its blocks wait there for the partials) and launched after it, on a
  * stream of the context's own as in the benchmark, each run after the
@@ -1186,6 +1218,7 @@ int main(void) {
   wide_cut_tiles(&h);
   wide_fewer_parts(&h);
   wide_fixup_overlap(&h);
+  wide_partial_rows(&h);
   wide_tiles_to_y(&h);
   refused_cluster_launches(&h);
   refused_cooperative_launches(&h);
