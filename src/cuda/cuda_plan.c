@@ -125,9 +125,14 @@ static void pick_grid(const lutmm_cuda_state *s, lutmm_cuda_gemm_params *p, gemm
   p->workspace = s->workspace;
 }
 
-/* Whether block boundaries fall only on tile boundaries. */
+/* Whether block boundaries fall only on tile boundaries: with tiles of
+ * one unit (K <= 64) always; else exactly where the grid divides the
+ * tiles (the boundaries are floor(b·units/grid); where it does not, some
+ * b puts one at least half a tile past a tile's start). A launch with no
+ * cut tile has no fixup: one launched would skip every tile, and with no
+ * thread at its wait an overlapped one could end before the main kernel. */
 static int tiles_whole(const lutmm_cuda_gemm_params *p) {
-  return p->units % p->grid == 0 && (p->units / p->grid) % p->iters == 0;
+  return p->iters == 1 || (p->units % p->grid == 0 && (p->units / p->grid) % p->iters == 0);
 }
 
 /* Warps per skinny block for X rows in `mb` m8 blocks on this device. */

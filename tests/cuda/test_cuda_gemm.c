@@ -799,13 +799,14 @@ static void poison_workspace(harness *h, cudaStream_t stream) {
 /* Cut wide tiles whose last rows lie past M: the wide kernel stores only
  * a partial's vectors with a row inside Y and the fixup reads only those
  * (store_segment), so each case runs after the workspace was filled with
- * NaN, which a read of an unstored vector would carry into Y. On a Hopper
- * part: 17 rows of a 128-row tile in 32 parts (the few-rows rule), 24 in 8
- * parts whose fixup overlaps the wide kernel's end
- * (LUTMM_CUDA_WIDE_MAX_PARTS=8), 33 of 128 and 129 of 256 rows over 4096
- * columns, 200 of 256 in 32 parts, and a second 256-row tile of one row;
- * exact (Y in fp32) and bound. Elsewhere the same cases run whatever the
- * planner gives them. */
+ * NaN, which a read of an unstored vector would carry into Y. On a
+ * Hopper part (the parts for 132 SMs): 17 rows of a 128-row tile in 32
+ * parts (the few-rows rule; the fixup after the wide kernel), 24 in 8
+ * parts (LUTMM_CUDA_WIDE_MAX_PARTS=8), 33 of 128 in 8 and 129 of 256 in 4
+ * over 4096 columns, 200 of 256 in 16, and a second 256-row tile of one
+ * row in 8; all but the first with the fixup overlapping the wide
+ * kernel's end. Exact (Y in fp32) and bound. Elsewhere the same cases
+ * run whatever the planner gives them. */
 static void wide_partial_rows(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   const int saved = s->wide_max_parts;

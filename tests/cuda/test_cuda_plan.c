@@ -11,6 +11,7 @@
  * plan names a kernel the library has, fits the device's shared memory,
  * keeps cooperative grids resident, tagged partials out of graphs and
  * inside their buffer, and cut tiles inside the workspace.
+ * fixup_where_cut: a launch has a fixup exactly where a tile is cut.
  * hopper_choices: on the H100 the kernel docs/HEURISTICS.md gives each
  * band of M on the benchmark's shapes (NF4, groups of 128), and the
  * column-stream kernel's exclusions.
@@ -301,6 +302,34 @@ static void sweep_invariants(void) {
     plans += sweep_state(&h100, &s);
   }
   CHECK(plans > 2700000); /* the sweep ran */
+}
+
+/* lutmm_cuda_needs_fixup against the fixup's own test of a tile (its
+ * first and last unit in different blocks, parts_of in gemm_fixup.cu)
+ * over every split of 1..40 tiles of 1..70 units on 1..300 blocks: a
+ * launch has a fixup exactly where some tile is cut (K <= 64 included,
+ * whose one-unit tiles are never cut). */
+static void fixup_where_cut(void) {
+  long splits = 0, wrong = 0;
+  for (int64_t tiles = 1; tiles <= 40; tiles++)
+    for (int64_t iters = 1; iters <= 70; iters++)
+      for (int grid = 1; grid <= 300 && grid <= tiles * iters; grid++) {
+        lutmm_cuda_gemm_params p;
+        memset(&p, 0, sizeof p);
+        p.iters = iters;
+        p.units = tiles * iters;
+        p.grid = grid;
+        int cut = 0;
+        for (int64_t t = 0; t < tiles && !cut; t++)
+          cut = lutmm_cuda_block_of_unit(p.units, grid, t * iters) !=
+                lutmm_cuda_block_of_unit(p.units, grid, t * iters + iters - 1);
+        if (lutmm_cuda_needs_fixup(&p) != cut && wrong++ < 5)
+          printf("  %lld tiles of %lld units on %d blocks: fixup %d, a tile cut %d\n", (long long)tiles,
+                 (long long)iters, grid, lutmm_cuda_needs_fixup(&p), cut);
+        splits++;
+      }
+  CHECK(wrong == 0);
+  CHECK(splits > 500000);
 }
 
 /* The kernel, and for skinny launches the column-stream choice and M
@@ -617,8 +646,8 @@ static void print_table(void) {
 
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
-      {"sweep_invariants", sweep_invariants}, {"hopper_choices", hopper_choices},
-      {"ampere_choices", ampere_choices}};
+      {"sweep_invariants", sweep_invariants}, {"fixup_where_cut", fixup_where_cut},
+      {"hopper_choices", hopper_choices}, {"ampere_choices", ampere_choices}};
   if (argc == 2 && strcmp(argv[1], "--table") == 0) {
     print_table();
     return 0;
