@@ -395,16 +395,10 @@ static int64_t m_at(const bench_options *o, int mi) {
 }
 
 #if LUTMM_STAMPS
-/* Profiling builds: the stamps of the point's last column-stream call, one
- * row a warp, appended to $LUTMM_STAMPS_CSV (times in ns from the launch's
- * first entry). Nothing where the point ran another kernel. */
-static void write_stamps(const point *p) {
-  static unsigned long long words[LUTMM_STAMP_WORDS];
-  const char *path = getenv("LUTMM_STAMPS_CSV");
-  if (path == NULL) return;
-  const cudaError_t read = p->dtype == LUTMM_DTYPE_F16 ? lutmm_cuda_column_stamps_f16(words)
-                                                       : lutmm_cuda_column_stamps_bf16(words);
-  if (read != cudaSuccess || words[0] == 0) return;
+/* Profiling builds: one kernel's stamp words (stamps.h), one row a warp,
+ * appended to `path` under `events` (times in ns from the launch's first
+ * entry, -1 for an event the warp did not pass). */
+static void append_stamps(const char *path, const char *events, const unsigned long long *words, const point *p) {
   const unsigned long long grid = words[0] < LUTMM_STAMP_BLOCKS ? words[0] : LUTMM_STAMP_BLOCKS;
   const unsigned long long warps = words[1] < LUTMM_STAMP_WARPS ? words[1] : LUTMM_STAMP_WARPS;
   unsigned long long t0 = ~0ull;
@@ -416,9 +410,7 @@ static void write_stamps(const point *p) {
   FILE *f = fopen(path, "a");
   if (f == NULL) return;
   if (fseek(f, 0, SEEK_END) == 0 && ftell(f) == 0)
-    fputs("k,n,m,bits,group,dtype,lutmm_us,grid,block,warp,sm,entry,issued,table,first_data,first_part,last_part,"
-          "sums_added,written,exit\n",
-          f);
+    fprintf(f, "k,n,m,bits,group,dtype,lutmm_us,grid,block,warp,sm,%s\n", events);
   for (unsigned long long b = 0; b < grid; b++)
     for (unsigned long long w = 0; w < warps; w++) {
       const unsigned long long *slots = words + LUTMM_STAMP_SLOTS_AT(b, w);
@@ -430,6 +422,22 @@ static void write_stamps(const point *p) {
       fputc('\n', f);
     }
   fclose(f);
+}
+
+/* The stamps of the point's last column-stream call to $LUTMM_STAMPS_CSV
+ * and of its last wide call to $LUTMM_WIDE_STAMPS_CSV; nothing for a
+ * kernel the point did not run (its reader's header is clear). */
+static void write_stamps(const point *p) {
+  static unsigned long long words[LUTMM_STAMP_WORDS];
+  const int f16 = p->dtype == LUTMM_DTYPE_F16;
+  const char *column = getenv("LUTMM_STAMPS_CSV"), *wide = getenv("LUTMM_WIDE_STAMPS_CSV");
+  if (column != NULL &&
+      (f16 ? lutmm_cuda_column_stamps_f16(words) : lutmm_cuda_column_stamps_bf16(words)) == cudaSuccess &&
+      words[0] != 0)
+    append_stamps(column, "entry,issued,table,first_data,first_part,last_part,sums_added,written,exit", words, p);
+  if (wide != NULL && (f16 ? lutmm_cuda_wide_stamps_f16(words) : lutmm_cuda_wide_stamps_bf16(words)) == cudaSuccess &&
+      words[0] != 0)
+    append_stamps(wide, "entry,set_up,first_fill,first_data,first_unit,last_unit,last_fill,stored,exit", words, p);
 }
 #endif
 

@@ -1,7 +1,9 @@
-/* The device side of stamps.h: COLUMN_STAMP(event) is nothing unless the
- * build sets LUTMM_STAMPS. Each translation unit that includes this keeps
- * its own stamp words (no relocatable device code), read by its own
- * reader. */
+/* The device side of stamps.h: COLUMN_STAMP(event) and WIDE_STAMP(event)
+ * are nothing unless the build sets LUTMM_STAMPS (nor is a condition
+ * given to WIDE_STAMP_IF evaluated). Each translation unit that includes
+ * this keeps its own stamp words (no relocatable device code), read by its
+ * own reader: the skinny files' are the column-stream kernel's, the wide
+ * files' the wide kernel's. */
 #ifndef LUTMM_CUDA_STAMPS_CUH
 #define LUTMM_CUDA_STAMPS_CUH
 
@@ -43,6 +45,22 @@ __device__ __forceinline__ void column_stamp_entry() {
   }
 }
 
+/* At entry: the header and the block's SM, every later event cleared
+ * (the wide kernel's roles pass different events). */
+__device__ __forceinline__ void wide_stamp_entry() {
+  column_stamp(LUTMM_WIDE_STAMP_ENTRY);
+  if (!column_stamps_here()) return;
+  unsigned sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  unsigned long long *slots = column_stamp_slots();
+  for (int e = LUTMM_WIDE_STAMP_ENTRY + 1; e <= LUTMM_WIDE_STAMP_EXIT; e++) slots[e] = 0;
+  slots[LUTMM_STAMP_SM] = sm;
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    column_stamps[0] = gridDim.x;
+    column_stamps[1] = blockDim.x / 32;
+  }
+}
+
 static inline cudaError_t read_column_stamps(unsigned long long *words) {
   cudaError_t e = cudaMemcpyFromSymbol(words, column_stamps, sizeof(unsigned long long) * LUTMM_STAMP_WORDS);
   const unsigned long long none = 0;
@@ -53,9 +71,15 @@ static inline cudaError_t read_column_stamps(unsigned long long *words) {
 }  // namespace lutmm_kernels
 #define COLUMN_STAMP(event) lutmm_kernels::column_stamp(event)
 #define COLUMN_STAMP_ENTRY() lutmm_kernels::column_stamp_entry()
+#define WIDE_STAMP(event) lutmm_kernels::column_stamp(event)
+#define WIDE_STAMP_IF(condition, event) ((condition) ? lutmm_kernels::column_stamp(event) : (void)0)
+#define WIDE_STAMP_ENTRY() lutmm_kernels::wide_stamp_entry()
 #else
 #define COLUMN_STAMP(event) ((void)0)
 #define COLUMN_STAMP_ENTRY() ((void)0)
+#define WIDE_STAMP(event) ((void)0)
+#define WIDE_STAMP_IF(condition, event) ((void)0)
+#define WIDE_STAMP_ENTRY() ((void)0)
 #endif
 
 #endif

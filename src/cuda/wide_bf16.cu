@@ -10,3 +10,10 @@ extern "C" cudaError_t lutmm_cuda_launch_wide_bf16(cudaStream_t stream, const lu
 extern "C" cudaError_t lutmm_cuda_wide_allow_smem_bf16(size_t limit) {
   return lutmm_kernels::wide::allow_smem<__nv_bfloat16>(limit);
 }
+
+#if LUTMM_STAMPS
+/* This file's stamp words are the wide kernel's (stamps.cuh). */
+extern "C" cudaError_t lutmm_cuda_wide_stamps_bf16(unsigned long long *words) {
+  return lutmm_kernels::read_column_stamps(words);
+}
+#endif

@@ -11,6 +11,13 @@ extern "C" cudaError_t lutmm_cuda_wide_allow_smem_f16(size_t limit) {
   return lutmm_kernels::wide::allow_smem<__half>(limit);
 }
 
+#if LUTMM_STAMPS
+/* This file's stamp words are the wide kernel's (stamps.cuh). */
+extern "C" cudaError_t lutmm_cuda_wide_stamps_f16(unsigned long long *words) {
+  return lutmm_kernels::read_column_stamps(words);
+}
+#endif
+
 extern "C" cudaError_t lutmm_cuda_wide_max_clusters(int ways, size_t smem, int *count) {
   return lutmm_kernels::wide::max_clusters<__half>(ways, smem, count);
 }

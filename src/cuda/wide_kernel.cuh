@@ -37,6 +37,7 @@
 #include "gemm_params.h"
 #include "grid_dependency.cuh"
 #include "mbarrier.cuh"
+#include "stamps.cuh"
 #include "tma.cuh"
 #include "wgmma.cuh"
 
@@ -583,10 +584,12 @@ __device__ __forceinline__ void produce(const lutmm_cuda_gemm_params &p, int64_t
   for (int64_t u = lo; u < hi; u++) {
     if (round > 0) mbarrier_wait(empty + 8 * stage, (round - 1) & 1);
     load.template fill<ONE_ROW>(p, s, lane, stages + (size_t)stage * stage_bytes, full + 8 * stage);
+    WIDE_STAMP_IF(u == lo, LUTMM_WIDE_STAMP_FIRST_FILL);
     if (++stage == p.stages) stage = 0, round++;
     advance(p, s);
     if (s.it == 0) load.enter_tile(p, s, lane);
   }
+  WIDE_STAMP_IF(hi > lo, LUTMM_WIDE_STAMP_LAST_FILL);
   cp_async_commit(); /* leave no copy in flight behind (wait_group waits for committed groups) */
   cp_async_wait(0);
 }
@@ -609,7 +612,10 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
   uint32_t round = 0;
   for (int64_t u = lo; u < hi; u++) {
     mbarrier_wait(full + 8 * stage, round & 1);
+    WIDE_STAMP_IF(u == lo, LUTMM_WIDE_STAMP_FIRST_DATA);
     compute_unit<T, BITS, ONE_ROW, TM, NATIVE>(p, at, stages + (size_t)stage * stage_bytes, table_lane, wg, j, lane, acc);
+    WIDE_STAMP_IF(u == lo, LUTMM_WIDE_STAMP_FIRST_UNIT);
+    WIDE_STAMP_IF(u == hi - 1, LUTMM_WIDE_STAMP_LAST_UNIT);
     if (previous >= 0) {
       /* The previous unit's MMAs are complete: compute_unit left at most
        * fragment_buffers - 1 <= 3 of this unit's four groups running.
@@ -641,6 +647,7 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
       add_cluster_share<TM, std::remove_pointer_t<decltype(y)>>(p, site, stages, t);
     });
   }
+  WIDE_STAMP_IF(hi > lo, LUTMM_WIDE_STAMP_STORED);
 }
 
 /* NATIVE (scale_pair): per-slab kernels, and one-row kernels of up to
@@ -660,6 +667,7 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
   __trap(); /* never launched: the probe found no sm_90a code (wgmma.cuh) */
 #else
   extern __shared__ __align__(1024) uint8_t smem[];
+  WIDE_STAMP_ENTRY();
   const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
   /* stage s's barriers: full at full + 8s (the producer's 32 lanes arrive
    * when their copies land, and with TMA lane 0 once more, announcing X's
@@ -674,6 +682,7 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
     }
   build_table<T, BITS>(p, table);
   __syncthreads();
+  WIDE_STAMP(LUTMM_WIDE_STAMP_SET_UP);
   /* The fixup's blocks may take the multiprocessors this grid leaves free
    * and those its blocks leave, and wait there for the partials. */
   grid_dependency_launch_dependents();
@@ -689,6 +698,7 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
     registers_claim<CONSUMER_REGISTERS>();
     consume<T, BITS, ONE_ROW, TM, NATIVE, CLUSTER>(p, lo, hi, stages, table, full, empty, warp, lane);
   }
+  WIDE_STAMP(LUTMM_WIDE_STAMP_EXIT);
 #endif
 }
 
