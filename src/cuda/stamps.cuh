@@ -29,15 +29,15 @@ __device__ __forceinline__ void column_stamp(int event) {
   column_stamp_slots()[event] = t;
 }
 
-/* At entry: the header, the block's SM and the adder-only events cleared. */
-__device__ __forceinline__ void column_stamp_entry() {
+/* At entry: the entry stamp, events first..last cleared (those a warp may
+ * not pass this launch), the block's SM, and from block 0 the header. */
+__device__ __forceinline__ void stamp_entry(int first, int last) {
   column_stamp(LUTMM_STAMP_ENTRY);
   if (!column_stamps_here()) return;
   unsigned sm;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   unsigned long long *slots = column_stamp_slots();
-  slots[LUTMM_STAMP_SUMS_ADDED] = 0;
-  slots[LUTMM_STAMP_WRITTEN] = 0;
+  for (int e = first; e <= last; e++) slots[e] = 0;
   slots[LUTMM_STAMP_SM] = sm;
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     column_stamps[0] = gridDim.x;
@@ -45,21 +45,10 @@ __device__ __forceinline__ void column_stamp_entry() {
   }
 }
 
-/* At entry: the header and the block's SM, every later event cleared
- * (the wide kernel's roles pass different events). */
-__device__ __forceinline__ void wide_stamp_entry() {
-  column_stamp(LUTMM_WIDE_STAMP_ENTRY);
-  if (!column_stamps_here()) return;
-  unsigned sm;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  unsigned long long *slots = column_stamp_slots();
-  for (int e = LUTMM_WIDE_STAMP_ENTRY + 1; e <= LUTMM_WIDE_STAMP_EXIT; e++) slots[e] = 0;
-  slots[LUTMM_STAMP_SM] = sm;
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    column_stamps[0] = gridDim.x;
-    column_stamps[1] = blockDim.x / 32;
-  }
-}
+/* The column-stream kernel clears its adder-only events; the wide kernel
+ * every event after entry (its roles pass different ones). */
+__device__ __forceinline__ void column_stamp_entry() { stamp_entry(LUTMM_STAMP_SUMS_ADDED, LUTMM_STAMP_WRITTEN); }
+__device__ __forceinline__ void wide_stamp_entry() { stamp_entry(LUTMM_WIDE_STAMP_SET_UP, LUTMM_WIDE_STAMP_EXIT); }
 
 static inline cudaError_t read_column_stamps(unsigned long long *words) {
   cudaError_t e = cudaMemcpyFromSymbol(words, column_stamps, sizeof(unsigned long long) * LUTMM_STAMP_WORDS);
