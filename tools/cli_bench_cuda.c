@@ -425,8 +425,9 @@ static void append_stamps(const char *path, const char *events, const unsigned l
 }
 
 /* The stamps of the point's last column-stream call to $LUTMM_STAMPS_CSV
- * and of its last wide call to $LUTMM_WIDE_STAMPS_CSV; nothing for a
- * kernel the point did not run (its reader's header is clear). */
+ * and of its last wide call to $LUTMM_WIDE_STAMPS_CSV (not where both name
+ * one file, whose header is the column stream's); nothing for a kernel the
+ * point did not run (its reader's header is clear). */
 static void write_stamps(const point *p) {
   static unsigned long long words[LUTMM_STAMP_WORDS];
   const int f16 = p->dtype == LUTMM_DTYPE_F16;
@@ -435,8 +436,8 @@ static void write_stamps(const point *p) {
       (f16 ? lutmm_cuda_column_stamps_f16(words) : lutmm_cuda_column_stamps_bf16(words)) == cudaSuccess &&
       words[0] != 0)
     append_stamps(column, "entry,issued,table,first_data,first_part,last_part,sums_added,written,exit", words, p);
-  if (wide != NULL && (f16 ? lutmm_cuda_wide_stamps_f16(words) : lutmm_cuda_wide_stamps_bf16(words)) == cudaSuccess &&
-      words[0] != 0)
+  if (wide != NULL && (column == NULL || strcmp(column, wide) != 0) &&
+      (f16 ? lutmm_cuda_wide_stamps_f16(words) : lutmm_cuda_wide_stamps_bf16(words)) == cudaSuccess && words[0] != 0)
     append_stamps(wide, "entry,set_up,first_fill,first_data,first_unit,last_unit,last_fill,stored,exit", words, p);
 }
 #endif

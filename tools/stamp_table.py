@@ -18,6 +18,7 @@ import statistics
 import sys
 from collections import OrderedDict
 
+
 def main(path):
     points = OrderedDict()
     with open(path, newline="") as f:

@@ -46,7 +46,8 @@ enum lutmm_stamp_event {
 /* The wide kernel's events in the same slots: its warps have three roles
  * (the producer warp copies, three warps of its warpgroup only leave, the
  * eight MMA warps compute), and each role passes only its own events; the
- * others read as not passed. */
+ * others read as not passed. The producer warpgroup stamps no exit: in its
+ * 72 registers that stamp made several kernels spill. */
 enum lutmm_wide_stamp_event {
   LUTMM_WIDE_STAMP_ENTRY = 0,      /* first instruction */
   LUTMM_WIDE_STAMP_SET_UP = 1,     /* barriers and table made, past the block barrier */
@@ -56,7 +57,7 @@ enum lutmm_wide_stamp_event {
   LUTMM_WIDE_STAMP_LAST_UNIT = 5,  /* MMA warps: the last unit's MMAs issued */
   LUTMM_WIDE_STAMP_LAST_FILL = 6,  /* producer: the last unit's copies issued */
   LUTMM_WIDE_STAMP_STORED = 7,     /* MMA warps: the last segment stored, or the cluster's share added */
-  LUTMM_WIDE_STAMP_EXIT = 8        /* the warp's last instruction */
+  LUTMM_WIDE_STAMP_EXIT = 8        /* MMA warps: the warp's last instruction */
 };
 
 #ifdef __cplusplus
