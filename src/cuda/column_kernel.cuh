@@ -405,16 +405,16 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
     cp_async_commit();
     if (s % 2 == 1) fetch.advance(p, hi);
   }
-  COLUMN_STAMP(LUTMM_STAMP_ISSUED);
+  STAMP(LUTMM_STAMP_ISSUED);
   build_table<T, 1, BITS, W>(p, smem + (layout.table - base));
   const part_meeting<W> meet{layout.end};
   if (threadIdx.x == 0) meet.init();
   if constexpr (R::X_WHOLE) cp_async_wait(R::DEPTH); /* this thread's part of X's row */
   __syncthreads();                                     /* the table, everyone's X and the barriers */
-  COLUMN_STAMP(LUTMM_STAMP_TABLE);
+  STAMP(LUTMM_STAMP_TABLE);
 #if LUTMM_STAMPS
   cp_async_wait(R::DEPTH - 1); /* as the loop's first wait */
-  COLUMN_STAMP(LUTMM_STAMP_FIRST_DATA);
+  STAMP(LUTMM_STAMP_FIRST_DATA);
 #endif
 
   int slot = 0;
@@ -447,8 +447,8 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
         slot = slot + 1 == R::DEPTH ? 0 : slot + 1;
       }
     }
-    if (part == 0) COLUMN_STAMP(LUTMM_STAMP_FIRST_PART);
-    COLUMN_STAMP(LUTMM_STAMP_LAST_PART);
+    if (part == 0) STAMP(LUTMM_STAMP_FIRST_PART);
+    STAMP(LUTMM_STAMP_LAST_PART);
     float *set = sums + (part & 1) * W * ROWS * 64;
     meet.wait_for_set(part);
     put_rows<ROWS>(set + warp * ROWS * 64, lane, acc);
@@ -458,7 +458,7 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
       float v[2 * ROWS];
       add_warps<W, ROWS>(set, lane, v);
       meet.release(part);
-      COLUMN_STAMP(LUTMM_STAMP_SUMS_ADDED);
+      STAMP(LUTMM_STAMP_SUMS_ADDED);
       const bool starts = part_lo == column * iters, ends = part_hi == (column + 1) * iters;
       if (starts && ends) {
         store_rows<ROWS>(p, column, lane, v);
@@ -470,12 +470,12 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
 #pragma unroll
         for (int h = 0; h < 2 * ROWS; h++) store_tagged(slot_words + 32 * h, p.tag, v[h]);
       }
-      COLUMN_STAMP(LUTMM_STAMP_WRITTEN);
+      STAMP(LUTMM_STAMP_WRITTEN);
     }
     part_lo = part_hi;
   }
   cp_async_wait(0);
-  COLUMN_STAMP(LUTMM_STAMP_EXIT);
+  STAMP(LUTMM_STAMP_EXIT);
 }
 
 }  // namespace skinny

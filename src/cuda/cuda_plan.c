@@ -132,7 +132,7 @@ static void pick_grid(const lutmm_cuda_state *s, lutmm_cuda_gemm_params *p, gemm
  * cut tile has no fixup: one launched would skip every tile, and with no
  * thread at its wait an overlapped one could end before the main kernel. */
 static int tiles_whole(const lutmm_cuda_gemm_params *p) {
-  return p->iters == 1 || (p->units % p->grid == 0 && (p->units / p->grid) % p->iters == 0);
+  return p->iters == 1 || (p->units / p->iters) % p->grid == 0;
 }
 
 /* Warps per skinny block for X rows in `mb` m8 blocks on this device. */
@@ -427,10 +427,11 @@ int lutmm_cuda_needs_fixup(const lutmm_cuda_gemm_params *p) { return !tiles_whol
 
 /* With 16 and 32 parts a tile (8192 x 1024 at M = 64..256) the overlap
  * ran 14-40 % slower on the H200; with 4 to 8 parts it gained 0.5-6.4 %
- * (docs/PERF.md change 103). Likely (not traced) because the first fixup
- * blocks to start crowd onto the few multiprocessors the wide grid leaves
- * idle, 8 blocks each, and each of their threads reads a partial of every
- * part of its tile: 0.5-1 MiB of loads a multiprocessor at 16-32 parts. */
+ * (docs/PERF.md change 103). Not the partials' loads: since change 106
+ * loads only Y's rows, 32 parts on 128 wide blocks still ran 1.16-1.51x
+ * at M = 17..64, while 4096 x 512 (64 wide blocks, the fixup's 64 fitting
+ * the idle SMs) ran 0.88-0.90x (PERF.md, section "H200 (2026-11-30, after
+ * change 105)"); a rule on idle SMs is not measured on more shapes yet. */
 #define FIXUP_OVERLAP_MAX_PARTS 8
 
 int lutmm_cuda_fixup_overlaps(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {

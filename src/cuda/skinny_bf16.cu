@@ -13,6 +13,6 @@ extern "C" cudaError_t lutmm_cuda_skinny_allow_smem_bf16(size_t limit, uint32_t 
 
 #if LUTMM_STAMPS
 extern "C" cudaError_t lutmm_cuda_column_stamps_bf16(unsigned long long *words) {
-  return lutmm_kernels::read_column_stamps(words);
+  return lutmm_kernels::read_stamps(words);
 }
 #endif

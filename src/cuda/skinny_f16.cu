@@ -17,6 +17,6 @@ extern "C" cudaError_t lutmm_cuda_skinny_max_clusters(int ways, uint32_t smem_ba
 
 #if LUTMM_STAMPS
 extern "C" cudaError_t lutmm_cuda_column_stamps_f16(unsigned long long *words) {
-  return lutmm_kernels::read_column_stamps(words);
+  return lutmm_kernels::read_stamps(words);
 }
 #endif

@@ -1,6 +1,6 @@
-/* The device side of stamps.h: COLUMN_STAMP(event) and WIDE_STAMP(event)
- * are nothing unless the build sets LUTMM_STAMPS (nor is a condition
- * given to WIDE_STAMP_IF evaluated). Each translation unit that includes
+/* The device side of stamps.h: STAMP(event), STAMP_IF(condition, event)
+ * and the kernels' entries are nothing unless the build sets LUTMM_STAMPS
+ * (nor is a condition evaluated). Each translation unit that includes
  * this keeps its own stamp words (no relocatable device code), read by its
  * own reader: the skinny files' are the column-stream kernel's, the wide
  * files' the wide kernel's. */
@@ -12,36 +12,36 @@
 #if LUTMM_STAMPS
 namespace lutmm_kernels {
 
-static __device__ unsigned long long column_stamps[LUTMM_STAMP_WORDS];
+static __device__ unsigned long long stamp_words[LUTMM_STAMP_WORDS];
 
-__device__ __forceinline__ unsigned long long *column_stamp_slots() {
-  return column_stamps + LUTMM_STAMP_SLOTS_AT(blockIdx.x, threadIdx.x / 32);
+__device__ __forceinline__ unsigned long long *stamp_slots() {
+  return stamp_words + LUTMM_STAMP_SLOTS_AT(blockIdx.x, threadIdx.x / 32);
 }
 
-__device__ __forceinline__ bool column_stamps_here() {
+__device__ __forceinline__ bool stamps_here() {
   return threadIdx.x % 32 == 0 && blockIdx.x < LUTMM_STAMP_BLOCKS && threadIdx.x / 32 < LUTMM_STAMP_WARPS;
 }
 
-__device__ __forceinline__ void column_stamp(int event) {
-  if (!column_stamps_here()) return;
+__device__ __forceinline__ void stamp(int event) {
+  if (!stamps_here()) return;
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  column_stamp_slots()[event] = t;
+  stamp_slots()[event] = t;
 }
 
 /* At entry: the entry stamp, events first..last cleared (those a warp may
  * not pass this launch), the block's SM, and from block 0 the header. */
 __device__ __forceinline__ void stamp_entry(int first, int last) {
-  column_stamp(LUTMM_STAMP_ENTRY);
-  if (!column_stamps_here()) return;
+  stamp(LUTMM_STAMP_ENTRY);
+  if (!stamps_here()) return;
   unsigned sm;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  unsigned long long *slots = column_stamp_slots();
+  unsigned long long *slots = stamp_slots();
   for (int e = first; e <= last; e++) slots[e] = 0;
   slots[LUTMM_STAMP_SM] = sm;
   if (blockIdx.x == 0 && threadIdx.x == 0) {
-    column_stamps[0] = gridDim.x;
-    column_stamps[1] = blockDim.x / 32;
+    stamp_words[0] = gridDim.x;
+    stamp_words[1] = blockDim.x / 32;
   }
 }
 
@@ -50,24 +50,22 @@ __device__ __forceinline__ void stamp_entry(int first, int last) {
 __device__ __forceinline__ void column_stamp_entry() { stamp_entry(LUTMM_STAMP_SUMS_ADDED, LUTMM_STAMP_WRITTEN); }
 __device__ __forceinline__ void wide_stamp_entry() { stamp_entry(LUTMM_WIDE_STAMP_SET_UP, LUTMM_WIDE_STAMP_EXIT); }
 
-static inline cudaError_t read_column_stamps(unsigned long long *words) {
-  cudaError_t e = cudaMemcpyFromSymbol(words, column_stamps, sizeof(unsigned long long) * LUTMM_STAMP_WORDS);
+static inline cudaError_t read_stamps(unsigned long long *words) {
+  cudaError_t e = cudaMemcpyFromSymbol(words, stamp_words, sizeof(unsigned long long) * LUTMM_STAMP_WORDS);
   const unsigned long long none = 0;
-  if (e == cudaSuccess) e = cudaMemcpyToSymbol(column_stamps, &none, sizeof none);
+  if (e == cudaSuccess) e = cudaMemcpyToSymbol(stamp_words, &none, sizeof none);
   return e;
 }
 
 }  // namespace lutmm_kernels
-#define COLUMN_STAMP(event) lutmm_kernels::column_stamp(event)
+#define STAMP(event) lutmm_kernels::stamp(event)
+#define STAMP_IF(condition, event) ((condition) ? lutmm_kernels::stamp(event) : (void)0)
 #define COLUMN_STAMP_ENTRY() lutmm_kernels::column_stamp_entry()
-#define WIDE_STAMP(event) lutmm_kernels::column_stamp(event)
-#define WIDE_STAMP_IF(condition, event) ((condition) ? lutmm_kernels::column_stamp(event) : (void)0)
 #define WIDE_STAMP_ENTRY() lutmm_kernels::wide_stamp_entry()
 #else
-#define COLUMN_STAMP(event) ((void)0)
+#define STAMP(event) ((void)0)
+#define STAMP_IF(condition, event) ((void)0)
 #define COLUMN_STAMP_ENTRY() ((void)0)
-#define WIDE_STAMP(event) ((void)0)
-#define WIDE_STAMP_IF(condition, event) ((void)0)
 #define WIDE_STAMP_ENTRY() ((void)0)
 #endif
 

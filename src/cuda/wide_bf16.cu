@@ -14,6 +14,6 @@ extern "C" cudaError_t lutmm_cuda_wide_allow_smem_bf16(size_t limit) {
 #if LUTMM_STAMPS
 /* This file's stamp words are the wide kernel's (stamps.cuh). */
 extern "C" cudaError_t lutmm_cuda_wide_stamps_bf16(unsigned long long *words) {
-  return lutmm_kernels::read_column_stamps(words);
+  return lutmm_kernels::read_stamps(words);
 }
 #endif

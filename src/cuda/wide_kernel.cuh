@@ -584,12 +584,12 @@ __device__ __forceinline__ void produce(const lutmm_cuda_gemm_params &p, int64_t
   for (int64_t u = lo; u < hi; u++) {
     if (round > 0) mbarrier_wait(empty + 8 * stage, (round - 1) & 1);
     load.template fill<ONE_ROW>(p, s, lane, stages + (size_t)stage * stage_bytes, full + 8 * stage);
-    WIDE_STAMP_IF(u == lo, LUTMM_WIDE_STAMP_FIRST_FILL);
+    STAMP_IF(u == lo, LUTMM_WIDE_STAMP_FIRST_FILL);
     if (++stage == p.stages) stage = 0, round++;
     advance(p, s);
     if (s.it == 0) load.enter_tile(p, s, lane);
   }
-  WIDE_STAMP_IF(hi > lo, LUTMM_WIDE_STAMP_LAST_FILL);
+  STAMP_IF(hi > lo, LUTMM_WIDE_STAMP_LAST_FILL);
   cp_async_commit(); /* leave no copy in flight behind (wait_group waits for committed groups) */
   cp_async_wait(0);
 }
@@ -612,10 +612,10 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
   uint32_t round = 0;
   for (int64_t u = lo; u < hi; u++) {
     mbarrier_wait(full + 8 * stage, round & 1);
-    WIDE_STAMP_IF(u == lo, LUTMM_WIDE_STAMP_FIRST_DATA);
+    STAMP_IF(u == lo, LUTMM_WIDE_STAMP_FIRST_DATA);
     compute_unit<T, BITS, ONE_ROW, TM, NATIVE>(p, at, stages + (size_t)stage * stage_bytes, table_lane, wg, j, lane, acc);
-    WIDE_STAMP_IF(u == lo, LUTMM_WIDE_STAMP_FIRST_UNIT);
-    WIDE_STAMP_IF(u == hi - 1, LUTMM_WIDE_STAMP_LAST_UNIT);
+    STAMP_IF(u == lo, LUTMM_WIDE_STAMP_FIRST_UNIT);
+    STAMP_IF(u == hi - 1, LUTMM_WIDE_STAMP_LAST_UNIT);
     if (previous >= 0) {
       /* The previous unit's MMAs are complete: compute_unit left at most
        * fragment_buffers - 1 <= 3 of this unit's four groups running.
@@ -647,7 +647,7 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
       add_cluster_share<TM, std::remove_pointer_t<decltype(y)>>(p, site, stages, t);
     });
   }
-  WIDE_STAMP_IF(hi > lo, LUTMM_WIDE_STAMP_STORED);
+  STAMP_IF(hi > lo, LUTMM_WIDE_STAMP_STORED);
 }
 
 /* NATIVE (scale_pair): per-slab kernels, and one-row kernels of up to
@@ -682,7 +682,7 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
     }
   build_table<T, BITS>(p, table);
   __syncthreads();
-  WIDE_STAMP(LUTMM_WIDE_STAMP_SET_UP);
+  STAMP(LUTMM_WIDE_STAMP_SET_UP);
   /* The fixup's blocks may take the multiprocessors this grid leaves free
    * and those its blocks leave, and wait there for the partials. */
   grid_dependency_launch_dependents();
@@ -700,7 +700,7 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
     /* the MMA warps only: in the producer warpgroup's 72 registers this
      * stamp made several kernels spill (the producer's end is its last
      * fill) */
-    WIDE_STAMP(LUTMM_WIDE_STAMP_EXIT);
+    STAMP(LUTMM_WIDE_STAMP_EXIT);
   }
 #endif
 }
