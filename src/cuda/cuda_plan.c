@@ -425,18 +425,26 @@ size_t lutmm_cuda_plan_tiled(const lutmm_cuda_state *s, const lutmm_weights *w, 
 
 int lutmm_cuda_needs_fixup(const lutmm_cuda_gemm_params *p) { return !tiles_whole(p) && !p->cluster_ways; }
 
-/* With 16 and 32 parts a tile (8192 x 1024 at M = 64..256) the overlap
- * ran 14-40 % slower on the H200; with 4 to 8 parts it gained 0.5-6.4 %
- * (docs/PERF.md change 103). Not the partials' loads: since change 106
- * loads only Y's rows, 32 parts on 128 wide blocks still ran 1.16-1.51x
- * at M = 17..64, while 4096 x 512 (64 wide blocks, the fixup's 64 fitting
- * the idle SMs) ran 0.88-0.90x (PERF.md, section "H200 (2026-11-30, after
- * change 105)"); a rule on idle SMs is not measured on more shapes yet. */
+/* The fixup overlaps the wide kernel's end where its blocks have room:
+ * - where a tile has at most 8 parts. With 16 and 32 parts a tile
+ *   (8192 x 1024 at M = 64..256) the overlap ran 14-40 % slower on the
+ *   H200; with 4 to 8 parts it gained 0.5-6.4 % (docs/PERF.md change 103).
+ * - where the SMs the wide grid leaves idle hold all the fixup's blocks.
+ *   A wide block holds an SM's registers, so an early fixup block sits
+ *   on an idle SM or on one a wide block has left. On W of 256 and 512
+ *   columns (one or two tiles in 32 parts, 32 or 64 wide blocks and as
+ *   many fixup blocks) overlapping took 0.87-0.94 of the time at
+ *   M = 17..256; where they did not fit, 4096 x 512 at M = 256 (four
+ *   tiles, 128 blocks) took 1.41, and the four-tile shapes at M = 17..64
+ *   1.16-1.51 (PERF.md changes 106 and 107). */
 #define FIXUP_OVERLAP_MAX_PARTS 8
 
 int lutmm_cuda_fixup_overlaps(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
   if (!s->wide || !s->fixup_overlap || !lutmm_cuda_needs_fixup(p)) return 0;
-  return s->fixup_overlap == 2 || p->grid <= FIXUP_OVERLAP_MAX_PARTS * p->m_tiles * p->n_tiles;
+  const int64_t tiles = p->m_tiles * p->n_tiles;
+  const int64_t fixup_blocks = tiles * lutmm_fixup_chunks(p->tile_m, p->tile_n);
+  return s->fixup_overlap == 2 || p->grid <= FIXUP_OVERLAP_MAX_PARTS * tiles ||
+         p->grid + fixup_blocks <= s->sm_count;
 }
 
 /* The wide kernel where it runs and its stages fit, else the skinny kernel

@@ -63,7 +63,8 @@ int lutmm_cuda_needs_fixup(const lutmm_cuda_gemm_params *p);
 /* Whether a wide launch's fixup starts as its programmatic dependent, its
  * blocks waiting for the partials where the wide kernel's have ended
  * (gemm_fixup.cu): on a device that runs the wide kernel (Hopper), where
- * a tile has at most 8 parts on average (any number with
+ * a tile has at most 8 parts on average or where the SMs the wide grid
+ * leaves idle hold every fixup block (any launch with
  * LUTMM_CUDA_FIXUP_OVERLAP=any, none with =0). */
 int lutmm_cuda_fixup_overlaps(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p);
 

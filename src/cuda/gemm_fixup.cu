@@ -17,7 +17,7 @@
  * its accumulators' order, which maps them back), loading BATCH partials
  * before adding any, so a thread waits on memory once per batch rather
  * than once per partial. The additions stay in block order. */
-#define FIXUP_THREADS 256
+#define FIXUP_THREADS LUTMM_FIXUP_THREADS
 #define FIXUP_BATCH 4
 
 /* The blocks holding parts of a tile, first..last, and the slot of the
@@ -146,7 +146,7 @@ static const void *fixup_for(const lutmm_cuda_gemm_params *p) {
  * stays behind both. */
 extern "C" cudaError_t lutmm_cuda_launch_fixup(cudaStream_t stream, const lutmm_cuda_gemm_params *p, int overlap) {
   const int64_t tiles = p->m_tiles * p->n_tiles;
-  const unsigned chunks = (unsigned)((p->tile_m * p->tile_n / 4 + FIXUP_THREADS - 1) / FIXUP_THREADS);
+  const unsigned chunks = (unsigned)lutmm_fixup_chunks(p->tile_m, p->tile_n);
   const void *kernel = fixup_for(p);
   if (kernel == NULL) return cudaErrorInvalidValue;
   void *args[] = {(void *)p};

@@ -12,6 +12,7 @@
  * keeps cooperative grids resident, tagged partials out of graphs and
  * inside their buffer, and cut tiles inside the workspace.
  * fixup_where_cut: a launch has a fixup exactly where a tile is cut.
+ * idle_sm_overlap: the fixup overlaps where idle SMs hold its blocks.
  * hopper_choices: on the H100 the kernel docs/HEURISTICS.md gives each
  * band of M on the benchmark's shapes (NF4, groups of 128), and the
  * column-stream kernel's exclusions.
@@ -332,6 +333,40 @@ static void fixup_where_cut(void) {
   CHECK(splits > 500000);
 }
 
+/* The fixup overlaps where the SMs a wide grid leaves idle hold all its
+ * blocks (32 a tile), whatever the parts a tile: NF4 on W of 512 columns,
+ * two 128-row tiles cut 32 ways, 64 wide blocks and 64 fixup blocks, on
+ * the H100's 132 SMs but not on the H100 PCIe's 114; at M = 256 four
+ * 256-row tiles on 128 blocks leave no room. */
+static void idle_sm_overlap(void) {
+  static lutmm_cuda_state s;
+  static lutmm_weights w;
+  CHECK(model_weights(4, 4096, 512, 128, LUTMM_DTYPE_F16, &w));
+  const device_model *devices[] = {&h100, &h100_pcie};
+  for (int d = 0; d < 2; d++) {
+    model_state(devices[d], &s);
+    const int64_t ms[] = {17, 32, 64, 128};
+    for (int i = 0; i < 4; i++) {
+      const call_plan c = plan_call(&s, &w, ms[i], 0);
+      const lutmm_cuda_gemm_params *p = &c.p[0];
+      CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && p->tile_m == 128 && p->m_tiles * p->n_tiles == 2);
+      CHECK(p->grid == 64 && lutmm_cuda_needs_fixup(p) && p->grid > 8 * 2);
+      CHECK(lutmm_cuda_fixup_overlaps(&s, p) == (s.sm_count >= 64 + 2 * 32));
+    }
+  }
+  model_state(&h100, &s);
+  call_plan c = plan_call(&s, &w, 256, 0);
+  CHECK(c.p[0].tile_m == 256 && c.p[0].m_tiles * c.p[0].n_tiles == 4 && c.p[0].grid == 128);
+  CHECK(lutmm_cuda_needs_fixup(&c.p[0]) && !lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
+  /* W of 256 columns at M = 256: two 256-row tiles, 64 blocks: room */
+  CHECK(model_weights(4, 8192, 256, 128, LUTMM_DTYPE_F16, &w));
+  c = plan_call(&s, &w, 256, 0);
+  CHECK(c.p[0].m_tiles * c.p[0].n_tiles == 2 && c.p[0].grid == 64 && lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
+  /* none with LUTMM_CUDA_FIXUP_OVERLAP=0 */
+  s.fixup_overlap = 0;
+  CHECK(!lutmm_cuda_fixup_overlaps(&s, &c.p[0]));
+}
+
 /* The kernel, and for skinny launches the column-stream choice and M
  * blocks, that the H100 gets for NF4 in groups of 128 at M on the
  * benchmark's shapes (docs/HEURISTICS.md, "Which kernel"). */
@@ -647,6 +682,7 @@ static void print_table(void) {
 int main(int argc, char **argv) {
   static const unit_case cases[] = {
       {"sweep_invariants", sweep_invariants}, {"fixup_where_cut", fixup_where_cut},
+      {"idle_sm_overlap", idle_sm_overlap},
       {"hopper_choices", hopper_choices}, {"ampere_choices", ampere_choices}};
   if (argc == 2 && strcmp(argv[1], "--table") == 0) {
     print_table();
