@@ -432,8 +432,8 @@ int lutmm_cuda_needs_fixup(const lutmm_cuda_gemm_params *p) { return !tiles_whol
  * - where the SMs the wide grid leaves idle hold all the fixup's blocks.
  *   A wide block holds an SM's registers, so an early fixup block sits
  *   on an idle SM or on one a wide block has left. On W of 256 and 512
- *   columns (one or two tiles in 32 parts, 32 or 64 wide blocks and as
- *   many fixup blocks) overlapping took 0.87-0.94 of the time at
+ *   columns (one or two tiles cut 16 or 32 ways: 32 or 64 wide blocks,
+ *   32 or 64 fixup blocks) overlapping took 0.87-0.94 of the time at
  *   M = 17..256; where they did not fit, 4096 x 512 at M = 256 (four
  *   tiles, 128 blocks) took 1.41, and the four-tile shapes at M = 17..64
  *   1.16-1.51 (PERF.md changes 106 and 107). */

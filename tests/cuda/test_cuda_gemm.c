@@ -833,15 +833,17 @@ static void wide_partial_rows(harness *h) {
  * its blocks wait there for the partials) and launched after it, on a
  * stream of the context's own as in the benchmark, each run after the
  * workspace was filled with NaN: the same bits, and the reference's in
- * exact mode. Tiles cut 8 ways (16 tiles), 4 ways (32 tiles) and by the
- * Stream-K split (70 tiles), each at most 8 parts a tile, and 2 tiles
- * of W's 512 columns at M = 48 cut 32 ways, whose 64 wide blocks leave the
- * fixup's 64 blocks idle SMs on a part of at least 128 SMs: the cases
- * lutmm_cuda_fixup_overlaps asks for; general inputs. Then a dependent
- * launch the device refuses: the fixup goes again plain. */
+ * exact mode. Tiles cut 8 ways (16 tiles) and 4 ways (32 tiles), 2 tiles
+ * of W's 512 columns at M = 48 cut 32 ways, whose 64 wide blocks leave
+ * idle SMs for the fixup's 64 blocks on a part of at least 128 SMs, and
+ * the Stream-K split (70 tiles): the cases lutmm_cuda_fixup_overlaps asks
+ * for; general inputs. Then the last, overlapped on every Hopper part,
+ * as a dependent launch the device refuses: the fixup goes again plain. */
 static void wide_fixup_overlap(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
-  const int64_t shapes[][3] = {{128, 4096, 4096}, {128, 4096, 8192}, {256, 1024, 8960}, {48, 4096, 512}};
+  const int64_t shapes[][3] = {{128, 4096, 4096}, {128, 4096, 8192}, {48, 4096, 512}, {256, 1024, 8960}};
+  const int bits[] = {2, 3, 4, 4};
+  const int idle_sms_needed = 64 + 2 * lutmm_fixup_chunks(128, 256);
   const int was = s->fixup_overlap;
   cudaStream_t stream = NULL;
   if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess ||
@@ -853,9 +855,9 @@ static void wide_fixup_overlap(harness *h) {
   uint64_t rng = 41;
   gemm_case c;
   for (int i = 0; i < 4; i++) {
-    const int overlaps = s->wide && was != 0 && (i < 3 || s->sm_count >= 128);
-    c = (gemm_case){i < 3 ? 2 + i : 4, shapes[i][0], shapes[i][1], shapes[i][2], 128, LUTMM_DTYPE_F16,
-                    LUTMM_DTYPE_F16, i == 1 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16, 0, 0, 0, harness_next(&rng)};
+    const int overlaps = s->wide && was != 0 && (i != 2 || s->sm_count >= idle_sms_needed);
+    c = (gemm_case){bits[i], shapes[i][0], shapes[i][1], shapes[i][2], 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
+                    i == 1 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16, 0, 0, 0, harness_next(&rng)};
     poison_workspace(h, stream);
     kept_run overlapped = run_keeping_y(h, &c);
     expect_fixup_overlap(h, &c, overlaps);
