@@ -17,7 +17,6 @@
  * its accumulators' order, which maps them back), loading BATCH partials
  * before adding any, so a thread waits on memory once per batch rather
  * than once per partial. The additions stay in block order. */
-#define FIXUP_THREADS LUTMM_FIXUP_THREADS
 #define FIXUP_BATCH 4
 
 /* The blocks holding parts of a tile, first..last, and the slot of the
@@ -63,10 +62,11 @@ __device__ __forceinline__ float4 add_partials(const lutmm_cuda_gemm_params &p, 
 }
 
 /* The tiled kernel's row-major partials: four columns of one row. */
-__global__ void __launch_bounds__(FIXUP_THREADS) lutmm_fixup_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
+__global__ void __launch_bounds__(LUTMM_FIXUP_THREADS)
+    lutmm_fixup_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
   const int bm = p.tile_m, bn = p.tile_n;
   const int64_t tile = blockIdx.x;
-  const int e = 4 * (int)(blockIdx.y * FIXUP_THREADS + threadIdx.x);
+  const int e = 4 * (int)(blockIdx.y * LUTMM_FIXUP_THREADS + threadIdx.x);
   const tile_parts t = parts_of(p, tile);
   if (e >= bm * bn || t.first == t.last) return;
   const int64_t mt = tile % p.m_tiles, nt = tile / p.m_tiles;
@@ -93,10 +93,11 @@ __global__ void __launch_bounds__(FIXUP_THREADS) lutmm_fixup_kernel(const __grid
  * sits until the wide kernel ends (lutmm_cuda_launch_fixup); row 0 of a
  * tile, in block (tile, 0), always waits. */
 template <int TM, typename Out>
-__global__ void __launch_bounds__(FIXUP_THREADS) lutmm_wide_fixup_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
+__global__ void __launch_bounds__(LUTMM_FIXUP_THREADS)
+    lutmm_wide_fixup_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
   constexpr int N = LUTMM_WIDE_TILE_ELEMS / TM;
   const int64_t tile = blockIdx.x;
-  const int e = 4 * (int)(blockIdx.y * FIXUP_THREADS + threadIdx.x);
+  const int e = 4 * (int)(blockIdx.y * LUTMM_FIXUP_THREADS + threadIdx.x);
   if (e >= LUTMM_WIDE_TILE_ELEMS) return;
   const int64_t mt = tile % p.m_tiles, nt = tile / p.m_tiles;
   int row, col;
@@ -155,7 +156,7 @@ extern "C" cudaError_t lutmm_cuda_launch_fixup(cudaStream_t stream, const lutmm_
   dependent.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3((unsigned)tiles, chunks);
-  config.blockDim = dim3(FIXUP_THREADS);
+  config.blockDim = dim3(LUTMM_FIXUP_THREADS);
   config.stream = stream;
   config.attrs = &dependent;
   config.numAttrs = overlap ? 1 : 0;

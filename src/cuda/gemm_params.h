@@ -145,6 +145,14 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
   return lutmm_cuda_floor_div((u + 1) * grid - 1, units);
 }
 
+/* The Stream-K fixup (gemm_fixup.cu): block (tile, c) adds elements
+ * 1024c .. 1024c + 1023 of a cut tile, four a thread, so a launch is
+ * `tiles` × this many blocks (32 for every wide tile). */
+#define LUTMM_FIXUP_THREADS 256
+LUTMM_HD static inline int lutmm_fixup_chunks(int tile_m, int tile_n) {
+  return (tile_m * tile_n / 4 + LUTMM_FIXUP_THREADS - 1) / LUTMM_FIXUP_THREADS;
+}
+
 /* ---- The wide kernel (Hopper wgmma, M > 32 and some M = 17..32):
  * docs/HEURISTICS.md. Two warpgroups of four MMA warps and a producer
  * warpgroup (one warp of it copies); a tile is tile_m X rows (64, 128 or
@@ -160,13 +168,6 @@ LUTMM_HD static inline int64_t lutmm_cuda_block_of_unit(int64_t units, int grid,
 #define LUTMM_WIDE_BARRIER_BYTES (2 * LUTMM_WIDE_MAX_STAGES * 8)
 
 LUTMM_HD static inline int lutmm_wide_tile_n(int tile_m) { return LUTMM_WIDE_TILE_ELEMS / tile_m; }
-/* The Stream-K fixup (gemm_fixup.cu): block (tile, c) adds elements
- * 1024c .. 1024c + 1023 of a cut tile, four a thread, so a launch is
- * `tiles` × this many blocks (32 for every wide tile). */
-#define LUTMM_FIXUP_THREADS 256
-LUTMM_HD static inline int lutmm_fixup_chunks(int tile_m, int tile_n) {
-  return (tile_m * tile_n / 4 + LUTMM_FIXUP_THREADS - 1) / LUTMM_FIXUP_THREADS;
-}
 LUTMM_HD static inline size_t lutmm_wide_x_bytes(int tile_m) { return (size_t)tile_m * 64 * 2; }
 /* Up to four scale rows of tile_n fp32 (the widest scale dtype). */
 LUTMM_HD static inline size_t lutmm_wide_scale_bytes(int tile_m) { return (size_t)4 * lutmm_wide_tile_n(tile_m) * 4; }
