@@ -326,10 +326,27 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
  * in median for 2-, 4- and 8-bit codes (3-bit 1.3 % faster); and
  * with per-slab scales ptxas serialized every wgmma of the four-buffer
  * loop (C7513: "non wgmma instructions defining input registers" within a
- * group's stage). */
+ * group's stage) for slab_row's branches between a group's start and its
+ * wait; with every slab's scales read at the unit's start it did not, but
+ * that ran slower (hoisted_scales). */
 template <int BITS, int TM, bool ONE_ROW>
 __device__ __forceinline__ constexpr int fragment_buffers() {
   return TM == 256 && ONE_ROW && BITS != 3 ? 4 : 2;
+}
+
+/* Per-slab kernels of 128-row tiles read all four slabs' scales at the
+ * unit's start (12 registers a thread more), so that no slab's scaling
+ * waits on a shared-memory read issued after the slab before it was
+ * multiplied: groups of 32 at M = 96..128 took 0.92-1.04 of the time,
+ * median 0.967 (H200, docs/PERF.md, change 108). In 256-row tiles the same
+ * ran 0.98-1.05 of the time, median 1.012 (8192 x 8192 at M = 256
+ * 1.02-1.05; with four fragment buffers, which it lets ptxas keep
+ * running), so they read a slab's scales at the slab; in 64-row tiles
+ * (24 registers more) ptxas spilled more with it (3-bit codes 76 -> 96
+ * bytes stored). */
+template <int TM, bool ONE_ROW>
+__device__ __forceinline__ constexpr bool hoisted_scales() {
+  return !ONE_ROW && TM == 128;
 }
 
 /* One unit: for each slab, this warp's A fragments of its COLS columns,
@@ -363,10 +380,15 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
   const uint32_t x_base = smem_address(stage + L::X);
   constexpr int BUFFERS = fragment_buffers<BITS, TM, ONE_ROW>();
   static_assert(4 % BUFFERS == 0, "a buffer's slab index runs on across units");
-  uint32_t codes[4][COLS][code_words<BITS>::COUNT], s_lo[COLS], s_hi[COLS], pairs[2][COLS][4];
+  constexpr bool HOIST = hoisted_scales<TM, ONE_ROW>();
+  constexpr int SETS = HOIST ? 4 : 1;
+  uint32_t codes[4][COLS][code_words<BITS>::COUNT], s_lo[SETS][COLS], s_hi[SETS][COLS], pairs[2][COLS][4];
   uint32_t a[BUFFERS][COLS][4];
   const int shift = ONE_ROW ? -1 : slab_shift(p, s);
-  slab_scales<T, BITS, TM, NATIVE>(p, scales, 0, wg, j, lane, s_lo, s_hi);
+#pragma unroll
+  for (int set = 0; set < SETS; set++)
+    slab_scales<T, BITS, TM, NATIVE>(p, scales, set == 0 ? 0 : slab_row(p, s, set, shift), wg, j, lane, s_lo[set],
+                                     s_hi[set]);
   if constexpr (AHEAD) {
 #pragma unroll
     for (int slab = 0; slab < 4; slab++) read_codes<BITS, TM>(atoms_lane, slab, j, codes[slab]);
@@ -376,8 +398,9 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
   for (int slab = 0; slab < 4; slab++) {
     const int now = slab % 2;
     if (AHEAD && slab < 3) lookup_slab<BITS>(table_lane, codes[slab + 1], pairs[(slab + 1) % 2]);
-    if (!ONE_ROW && slab > 0)
-      slab_scales<T, BITS, TM, NATIVE>(p, scales, slab_row(p, s, slab, shift), wg, j, lane, s_lo, s_hi);
+    if (!ONE_ROW && !HOIST && slab > 0)
+      slab_scales<T, BITS, TM, NATIVE>(p, scales, slab_row(p, s, slab, shift), wg, j, lane, s_lo[0], s_hi[0]);
+    const int set = HOIST ? slab : 0;
     if (!AHEAD) {
       read_codes<BITS, TM>(atoms_lane, slab, j, codes[slab]);
       lookup_slab<BITS>(table_lane, codes[slab], pairs[now]);
@@ -385,10 +408,10 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
     const int buffer = slab % BUFFERS;
 #pragma unroll
     for (int cc = 0; cc < COLS; cc++) {
-      a[buffer][cc][0] = compute<T>::mul2(pairs[now][cc][0], s_lo[cc]);
-      a[buffer][cc][1] = compute<T>::mul2(pairs[now][cc][1], s_hi[cc]);
-      a[buffer][cc][2] = compute<T>::mul2(pairs[now][cc][2], s_lo[cc]);
-      a[buffer][cc][3] = compute<T>::mul2(pairs[now][cc][3], s_hi[cc]);
+      a[buffer][cc][0] = compute<T>::mul2(pairs[now][cc][0], s_lo[set][cc]);
+      a[buffer][cc][1] = compute<T>::mul2(pairs[now][cc][1], s_hi[set][cc]);
+      a[buffer][cc][2] = compute<T>::mul2(pairs[now][cc][2], s_lo[set][cc]);
+      a[buffer][cc][3] = compute<T>::mul2(pairs[now][cc][3], s_hi[set][cc]);
     }
     /* X^T of the slab: k 16·slab.. of every row */
     const uint64_t desc = wgmma_descriptor_sw128(x_base + 32u * (uint32_t)slab);
