@@ -327,8 +327,9 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
  * with per-slab scales ptxas serialized every wgmma of the four-buffer
  * loop (C7513: "non wgmma instructions defining input registers" within a
  * group's stage) for slab_row's branches between a group's start and its
- * wait; with every slab's scales read at the unit's start it did not, but
- * that ran slower (hoisted_scales). */
+ * wait; with every slab's scales read at the unit's start it did not
+ * where the scales are in the compute dtype, but that ran slower
+ * (hoisted_scales). */
 template <int BITS, int TM, bool ONE_ROW>
 __device__ __forceinline__ constexpr int fragment_buffers() {
   return TM == 256 && ONE_ROW && BITS != 3 ? 4 : 2;
@@ -337,13 +338,12 @@ __device__ __forceinline__ constexpr int fragment_buffers() {
 /* Per-slab kernels of 128-row tiles read all four slabs' scales at the
  * unit's start (12 registers a thread more), so that no slab's scaling
  * waits on a shared-memory read issued after the slab before it was
- * multiplied: groups of 32 at M = 96..128 took 0.92-1.04 of the time,
- * median 0.967 (H200, docs/PERF.md, change 108). In 256-row tiles the same
- * ran 0.98-1.05 of the time, median 1.012 (8192 x 8192 at M = 256
- * 1.02-1.05; with four fragment buffers, which it lets ptxas keep
- * running), so they read a slab's scales at the slab; in 64-row tiles
- * (24 registers more) ptxas spilled more with it (3-bit codes 76 -> 96
- * bytes stored). */
+ * multiplied: groups of 32 at M = 128 took 0.95-0.98 of the time on three
+ * of the five large shapes (H200, docs/PERF.md, change 108). In 256-row
+ * tiles the same ran 0.98-1.05 of the time, median 1.012, both with two
+ * fragment buffers and with the four it let ptxas run unserialized, so
+ * they read a slab's scales at the slab; in 64-row tiles (24 registers
+ * more) ptxas spilled more with it (3-bit codes 76 -> 96 bytes stored). */
 template <int TM, bool ONE_ROW>
 __device__ __forceinline__ constexpr bool hoisted_scales() {
   return !ONE_ROW && TM == 128;
