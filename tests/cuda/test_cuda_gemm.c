@@ -843,7 +843,10 @@ static void wide_fixup_overlap(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   const int64_t shapes[][3] = {{128, 4096, 4096}, {128, 4096, 8192}, {48, 4096, 512}, {256, 1024, 8960}};
   const int bits[] = {2, 3, 4, 4};
-  const int idle_sms_needed = 64 + 2 * lutmm_fixup_chunks(128, 256);
+  /* 64 wide blocks and the fixup's 2 tiles x 32 blocks of 1024 outputs,
+   * counted here rather than by the planner's helper, so that a wrong
+   * rule or helper fails the expectation */
+  const int idle_sms_needed = 64 + 2 * 32;
   const int was = s->fixup_overlap;
   cudaStream_t stream = NULL;
   if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess ||
