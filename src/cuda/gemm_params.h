@@ -173,14 +173,19 @@ LUTMM_HD static inline size_t lutmm_wide_x_bytes(int tile_m) { return (size_t)ti
 LUTMM_HD static inline size_t lutmm_wide_scale_bytes(int tile_m) { return (size_t)4 * lutmm_wide_tile_n(tile_m) * 4; }
 /* The wide kernel's lookup table: pair entries (codes of up to 4 bits:
  * 2^(2b) of them) or single-code entries (5..8 bits: 2^b), each 32 lane
- * copies of 4 bytes (entry e at e·128, lane L's copy at +4L), so that no
- * lookup of a warp shares a bank with another. With 16 copies (lanes L
- * and L + 16 on one bank, a lookup two wavefronts) the 1..4-bit kernels
- * ran 1-4 % slower in median on the H100 (docs/PERF.md, change 53). */
+ * copies of 4 bytes (lane L's copy at +4L), so that no lookup of a warp
+ * shares a bank with another. With 16 copies (lanes L and L + 16 on one
+ * bank, a lookup two wavefronts) the 1..4-bit kernels ran 1-4 % slower in
+ * median on the H100 (docs/PERF.md, change 53). Entries lie 256 bytes
+ * apart, the copies in the first 128, so that one PRMT puts an index byte
+ * above the lane's 4L and makes the whole offset (wide_kernel.cuh,
+ * lookup); 8-bit codes keep 128 bytes, since their 64 KiB table at 256
+ * would leave room for three stages of 256-row tiles, not four. */
 #define LUTMM_WIDE_TABLE_COPIES 32
 LUTMM_HD static inline size_t lutmm_wide_table_entries(int bits) { return (size_t)1 << (bits <= 4 ? 2 * bits : bits); }
+#define LUTMM_WIDE_TABLE_ENTRY_LOG2(bits) ((bits) == 8 ? 7 : 8)
 LUTMM_HD static inline size_t lutmm_wide_table_bytes(int bits) {
-  return lutmm_wide_table_entries(bits) * 4u * LUTMM_WIDE_TABLE_COPIES;
+  return lutmm_wide_table_entries(bits) << LUTMM_WIDE_TABLE_ENTRY_LOG2(bits);
 }
 LUTMM_HD static inline size_t lutmm_wide_stage_bytes(int bits, int tile_m) {
   return lutmm_wide_x_bytes(tile_m) + (size_t)(lutmm_wide_tile_n(tile_m) / 64) * 512u * (size_t)bits +

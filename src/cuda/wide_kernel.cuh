@@ -98,6 +98,27 @@ __device__ __forceinline__ void load_x_unaligned(const lutmm_cuda_gemm_params &p
   }
 }
 
+/* The scale rows of unit s's four slabs, counted from the unit's first,
+ * one a byte (slab s in byte s; per-slab scales): one test a unit. Found
+ * in each slab instead (a shift, or slab_scale_row's clamped 64-bit
+ * arithmetic, behind a branch), they made a warp's unit 205 instructions
+ * against 158 with one-row scales (Nsight Compute, 4-bit codes, 256-row
+ * tiles, H200; docs/PERF.md, change 110). Groups of 16 and 32 rows in an
+ * atom wholly inside K have them fixed; other groups and a ragged K's
+ * last atom take slab_scale_row. */
+__device__ __forceinline__ uint32_t slab_rows(const lutmm_cuda_gemm_params &p, const unit_site &s) {
+  if ((p.group_log2 == 4 || p.group_log2 == 5) && s.it * 64 + 64 <= p.k)
+    return p.group_log2 == 4 ? 0x03020100u : 0x01010000u;
+  uint32_t rows = 0;
+  for (int slab = 1; slab < 4; slab++) rows |= (uint32_t)slab_scale_row(p, s.it, slab) << (8 * slab);
+  return rows;
+}
+
+/* Slab `slab`'s row in slab_rows' word. */
+__device__ __forceinline__ int slab_row(uint32_t rows, int slab) {
+  return (int)__byte_perm(rows, 0, 0x4440u | (uint32_t)slab);
+}
+
 /* The producer warp's copies of one tile's units into stages (stage_layout):
  * X by one TMA box per unit (lane 0), and vector q of lane L of each atom
  * by cp.async; the atoms' global addresses at k-atom 0 move by a constant
@@ -160,27 +181,41 @@ struct producer {
     mbarrier_arrive(full);
   }
 
-  /* The scale rows of the unit's 64 K rows (one when every atom lies in one
-   * group), the tile's N stored scales each; columns past n_pad are zeros.
-   * At most 4 rows of N·4 bytes. */
+  /* The scale rows of the unit's 64 K rows (one when every atom lies in
+   * one group, else the last slab's row + 1: slab_rows), the tile's N
+   * stored scales each; columns past n_pad are zeros. At most 4 rows of
+   * N·4 bytes. */
   template <bool ONE_ROW>
   __device__ __forceinline__ void fill_scales(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane,
                                               uint32_t dst) const {
-    constexpr int LOG2_N = TM == 64 ? 9 : TM == 128 ? 8 : 7;
-    static_assert(1 << LOG2_N == S::N, "scale rows of N scales");
-    constexpr int ROW_COPIES = S::N * 4 / 16 / 32; /* copies a lane makes per fp32 row */
-    const int64_t r0 = scale_row(p, s.it * 64);
-    const int rows = ONE_ROW ? 1 : slab_scale_row(p, s.it, 3) + 1;
-    const int log2_elem = p.scale_dtype == LUTMM_DTYPE_F32 ? 2 : 1;
-    const int log2_vpr = LOG2_N + log2_elem - 4; /* 16-byte vectors per row */
+    if (p.scale_dtype == LUTMM_DTYPE_F32) copy_scale_rows<ONE_ROW, 2>(p, s, lane, dst);
+    else copy_scale_rows<ONE_ROW, 1>(p, s, lane, dst);
+  }
+
+  /* fill_scales for scales of 2^LOG2_ELEM bytes. A row's vectors and the
+   * row a lane copies are known here and the unit's first row is found
+   * once a unit, so a copy is an add and a compare, where each copy's own
+   * 64-bit row and column arithmetic took about 30 instructions. */
+  template <bool ONE_ROW, int LOG2_ELEM>
+  __device__ __forceinline__ void copy_scale_rows(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane,
+                                                  uint32_t dst) const {
+    constexpr int ROWS = ONE_ROW ? 1 : 4;
+    constexpr int VECTORS = (S::N << LOG2_ELEM) / 16; /* 16-byte vectors a row: 16 to 128 */
+    constexpr int LANES = VECTORS < 32 ? VECTORS : 32; /* lanes a row */
+    constexpr int PASS_ROWS = 32 / LANES;             /* rows a pass of the warp covers */
+    const int count = ONE_ROW ? 1 : (int)(slab_rows(p, s) >> 24) + 1;
+    const int64_t first_col = s.nt * S::N;
+    const uint8_t *first = (const uint8_t *)p.scales + ((scale_row(p, s.it * 64) * p.n_pad + first_col) << LOG2_ELEM);
+    const size_t row_bytes = (size_t)p.n_pad << LOG2_ELEM;
+    const int sub = lane / LANES, c0 = lane % LANES;
 #pragma unroll
-    for (int i = 0; i < (ONE_ROW ? 1 : 4) * ROW_COPIES; i++) {
-      const int v = lane + 32 * i;
-      if (v >= rows << log2_vpr) break;
-      const int r = v >> log2_vpr, c = v & ((1 << log2_vpr) - 1);
-      const int64_t col = s.nt * S::N + ((int64_t)c << (4 - log2_elem));
-      const uint8_t *src = (const uint8_t *)p.scales + (((r0 + r) * p.n_pad + col) << log2_elem);
-      cp_async16_or_zero(dst + r * stage_layout<BITS, TM>::ROW + c * 16, src, col < p.n_pad, p.scales);
+    for (int r = 0; r < ROWS; r += PASS_ROWS) {
+      if (r + sub >= count) break;
+      const uint8_t *row = first + (r + sub) * row_bytes;
+#pragma unroll
+      for (int c = c0; c < VECTORS; c += LANES)
+        cp_async16_or_zero(dst + (r + sub) * stage_layout<BITS, TM>::ROW + c * 16, row + c * 16,
+                           first_col + (c << (4 - LOG2_ELEM)) < p.n_pad, p.scales);
     }
   }
 };
@@ -195,12 +230,13 @@ struct stage_words {
   }
 };
 
-/* The table (lutmm_wide_table_bytes): entry e at e·128 bytes, lane L's
- * copy at +4L. Codes of up to 4 bits: entry e holds the pair of codes
- * whose slices e holds (pair_value); wider codes: entry c holds code c's
- * value in both halves. */
-constexpr int ENTRY_LOG2 = 7;
-static_assert(4 * LUTMM_WIDE_TABLE_COPIES == 1 << ENTRY_LOG2, "an entry's lane copies");
+/* The table (lutmm_wide_table_bytes): entry e at e << ENTRY_LOG2 bytes,
+ * lane L's copy at +4L. Codes of up to 4 bits: entry e holds the pair of
+ * codes whose slices e holds (pair_value); wider codes: entry c holds code
+ * c's value in both halves. */
+template <int BITS>
+constexpr int ENTRY_LOG2 = LUTMM_WIDE_TABLE_ENTRY_LOG2(BITS);
+static_assert(4 * LUTMM_WIDE_TABLE_COPIES == 128, "an entry's lane copies: 4L fits below bit 7");
 
 template <typename T, int BITS>
 __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
@@ -211,19 +247,24 @@ __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
     uint32_t v;
     if constexpr (BITS <= 4) v = pair_value<T, BITS>(p, e);
     else v = (uint32_t)compute<T>::from_float(p.table[e]) * 0x10001u;
-    *(uint4 *)(table + (e << ENTRY_LOG2) + 16 * (i % STORES)) = make_uint4(v, v, v, v);
+    *(uint4 *)(table + (e << ENTRY_LOG2<BITS>) + 16 * (i % STORES)) = make_uint4(v, v, v, v);
   }
 }
 
-/* The entry of index byte b (a pair index, or a code of 5..8 bits);
- * table_lane: the shared-window address of this lane's copy of entry 0.
- * Two instructions an address: a PRMT takes the byte out, one
- * multiply-add scales it and adds the lane's copy (a shift, a mask and a
- * three-way add of the generic pointer's window base took three). */
-__device__ __forceinline__ uint32_t lookup(uint32_t table_lane, uint32_t index, int b) {
-  const uint32_t entry = __byte_perm(index, 0, 0x4440u | (uint32_t)b);
+/* The entry of index byte b (a pair index, or a code of 5..8 bits) in the
+ * table at shared-window address `table`; lane4: 4·lane. With entries 256
+ * bytes apart one PRMT makes the entry's offset and the lane's copy at
+ * once, byte b above the lane's byte, and the table's address becomes the
+ * load's immediate: two instructions a lookup, where a PRMT and a
+ * multiply-add that scaled the byte and added the lane's copy made three
+ * (8-bit codes, 128 bytes apart, still do). */
+template <int BITS>
+__device__ __forceinline__ uint32_t lookup(uint32_t table, uint32_t lane4, uint32_t index, int b) {
+  uint32_t at;
+  if constexpr (ENTRY_LOG2<BITS> == 8) at = __byte_perm(index, lane4, 0x5504u | (uint32_t)b << 4);
+  else at = (__byte_perm(index, 0, 0x4440u | (uint32_t)b) << ENTRY_LOG2<BITS>) + lane4;
   uint32_t v;
-  asm("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(table_lane + (entry << ENTRY_LOG2)));
+  asm("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(table + at));
   return v;
 }
 
@@ -273,31 +314,18 @@ __device__ __forceinline__ void read_codes(const uint8_t *atoms_lane, int slab, 
 __device__ __forceinline__ constexpr int fragment_pair(int i) { return i == 1 ? 2 : i == 2 ? 1 : i; }
 
 template <int BITS, int COLS>
-__device__ __forceinline__ void lookup_slab(uint32_t table_lane,
+__device__ __forceinline__ void lookup_slab(uint32_t table, uint32_t lane4,
                                             const uint32_t (&w)[COLS][code_words<BITS>::COUNT],
                                             uint32_t (&pairs)[COLS][4]) {
 #pragma unroll
   for (int cc = 0; cc < COLS; cc++)
 #pragma unroll
     for (int i = 0; i < 4; i++) {
-      if constexpr (BITS <= 4) pairs[cc][i] = lookup(table_lane, w[cc][0], fragment_pair(i));
+      if constexpr (BITS <= 4) pairs[cc][i] = lookup<BITS>(table, lane4, w[cc][0], fragment_pair(i));
       else
-        pairs[cc][i] = __byte_perm(lookup(table_lane, w[cc][0], fragment_pair(i)),
-                                   lookup(table_lane, w[cc][1], fragment_pair(i)), 0x5410u);
+        pairs[cc][i] = __byte_perm(lookup<BITS>(table, lane4, w[cc][0], fragment_pair(i)),
+                                   lookup<BITS>(table, lane4, w[cc][1], fragment_pair(i)), 0x5410u);
     }
-}
-
-/* The stage's scale row of slab `slab` of unit s (per-slab scales). With
- * `shift` >= 0 (groups of 16 and 32 rows, an atom wholly inside K:
- * slab_shift) it is (16·slab) >> log2(group), one shift, where
- * slab_scale_row's clamped 64-bit arithmetic and division branch took
- * about 25 instructions a slab (SASS). */
-__device__ __forceinline__ int slab_row(const lutmm_cuda_gemm_params &p, const unit_site &s, int slab, int shift) {
-  return shift >= 0 ? slab >> shift : slab_scale_row(p, s.it, slab);
-}
-
-__device__ __forceinline__ int slab_shift(const lutmm_cuda_gemm_params &p, const unit_site &s) {
-  return (p.group_log2 == 4 || p.group_log2 == 5) && s.it * 64 + 64 <= p.k ? p.group_log2 - 4 : -1;
 }
 
 /* This warp's scales of stage scale row r for its columns (scale_pair). */
@@ -324,12 +352,13 @@ __device__ __forceinline__ void slab_scales(const lutmm_cuda_gemm_params &p, con
  * 0.8 % slower in median with four; 128-row tiles (16 registers more,
  * where the kernels already use up to 213 of their 216) ran 2-4 % slower
  * in median for 2-, 4- and 8-bit codes (3-bit 1.3 % faster); and
- * with per-slab scales ptxas serialized every wgmma of the four-buffer
- * loop (C7513: "non wgmma instructions defining input registers" within a
- * group's stage) for slab_row's branches between a group's start and its
- * wait; with every slab's scales read at the unit's start it did not
- * where the scales are in the compute dtype, but that ran slower
- * (hoisted_scales). */
+ * per-slab kernels with four ran while a slab's scale row took a branch
+ * in the slab, which made ptxas serialize every wgmma of the loop (C7513:
+ * "non wgmma instructions defining input registers" within a group's
+ * stage), or with every slab's scales read at the unit's start, which ran
+ * no faster (hoisted_scales). With the rows from one word a unit
+ * (slab_rows) the kernels whose scales are in the compute dtype compile
+ * with four unserialized; that was not timed. */
 template <int BITS, int TM, bool ONE_ROW>
 __device__ __forceinline__ constexpr int fragment_buffers() {
   return TM == 256 && ONE_ROW && BITS != 3 ? 4 : 2;
@@ -370,7 +399,7 @@ __device__ __forceinline__ constexpr bool hoisted_scales() {
  * for all but the latest B - 1 groups (fragment_buffers says why B). */
 template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
 __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *stage,
-                                             uint32_t table_lane, int wg, int j, int lane,
+                                             uint32_t table, uint32_t lane4, int wg, int j, int lane,
                                              float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
   using L = stage_layout<BITS, TM>;
   constexpr int COLS = tile<TM>::COLS;
@@ -384,26 +413,25 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
   constexpr int SETS = HOIST ? 4 : 1;
   uint32_t codes[4][COLS][code_words<BITS>::COUNT], s_lo[SETS][COLS], s_hi[SETS][COLS], pairs[2][COLS][4];
   uint32_t a[BUFFERS][COLS][4];
-  const int shift = ONE_ROW ? -1 : slab_shift(p, s);
+  const uint32_t rows = ONE_ROW ? 0 : slab_rows(p, s);
 #pragma unroll
   for (int set = 0; set < SETS; set++)
-    slab_scales<T, BITS, TM, NATIVE>(p, scales, set == 0 ? 0 : slab_row(p, s, set, shift), wg, j, lane, s_lo[set],
-                                     s_hi[set]);
+    slab_scales<T, BITS, TM, NATIVE>(p, scales, ONE_ROW ? 0 : slab_row(rows, set), wg, j, lane, s_lo[set], s_hi[set]);
   if constexpr (AHEAD) {
 #pragma unroll
     for (int slab = 0; slab < 4; slab++) read_codes<BITS, TM>(atoms_lane, slab, j, codes[slab]);
-    lookup_slab<BITS>(table_lane, codes[0], pairs[0]);
+    lookup_slab<BITS>(table, lane4, codes[0], pairs[0]);
   }
 #pragma unroll
   for (int slab = 0; slab < 4; slab++) {
     const int now = slab % 2;
-    if (AHEAD && slab < 3) lookup_slab<BITS>(table_lane, codes[slab + 1], pairs[(slab + 1) % 2]);
+    if (AHEAD && slab < 3) lookup_slab<BITS>(table, lane4, codes[slab + 1], pairs[(slab + 1) % 2]);
     if (!ONE_ROW && !HOIST && slab > 0)
-      slab_scales<T, BITS, TM, NATIVE>(p, scales, slab_row(p, s, slab, shift), wg, j, lane, s_lo[0], s_hi[0]);
+      slab_scales<T, BITS, TM, NATIVE>(p, scales, slab_row(rows, slab), wg, j, lane, s_lo[0], s_hi[0]);
     const int set = HOIST ? slab : 0;
     if (!AHEAD) {
       read_codes<BITS, TM>(atoms_lane, slab, j, codes[slab]);
-      lookup_slab<BITS>(table_lane, codes[slab], pairs[now]);
+      lookup_slab<BITS>(table, lane4, codes[slab], pairs[now]);
     }
     const int buffer = slab % BUFFERS;
 #pragma unroll
@@ -626,7 +654,7 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
                                         const uint8_t *table, uint32_t full, uint32_t empty, int warp, int lane) {
   const int wg = warp / 4, j = warp % 4;
   const size_t stage_bytes = lutmm_wide_stage_bytes(BITS, TM);
-  const uint32_t table_lane = smem_address(table) + 4 * lane;
+  const uint32_t table_address = smem_address(table), lane4 = 4 * (uint32_t)lane;
   float acc[tile<TM>::COLS][tile<TM>::ACC];
   zero_floats(acc);
   unit_site at = site_of(p, lo);
@@ -636,7 +664,8 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
   for (int64_t u = lo; u < hi; u++) {
     mbarrier_wait(full + 8 * stage, round & 1);
     STAMP_IF(u == lo, LUTMM_WIDE_STAMP_FIRST_DATA);
-    compute_unit<T, BITS, ONE_ROW, TM, NATIVE>(p, at, stages + (size_t)stage * stage_bytes, table_lane, wg, j, lane, acc);
+    compute_unit<T, BITS, ONE_ROW, TM, NATIVE>(p, at, stages + (size_t)stage * stage_bytes, table_address, lane4, wg, j,
+                                               lane, acc);
     STAMP_IF(u == lo, LUTMM_WIDE_STAMP_FIRST_UNIT);
     STAMP_IF(u == hi - 1, LUTMM_WIDE_STAMP_LAST_UNIT);
     if (previous >= 0) {
