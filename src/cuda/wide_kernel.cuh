@@ -240,6 +240,7 @@ static_assert(4 * LUTMM_WIDE_TABLE_COPIES == 128, "an entry's lane copies: 4L fi
 
 template <typename T, int BITS>
 __device__ void build_table(const lutmm_cuda_gemm_params &p, uint8_t *table) {
+  static_assert(4 * LUTMM_WIDE_TABLE_COPIES <= 1 << ENTRY_LOG2<BITS>, "an entry holds its lane copies");
   constexpr int STORES = LUTMM_WIDE_TABLE_COPIES / 4; /* 16-byte stores an entry */
   const int entries = (int)lutmm_wide_table_entries(BITS);
   for (int i = (int)threadIdx.x; i < entries * STORES; i += THREADS) {
