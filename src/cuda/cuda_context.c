@@ -65,6 +65,13 @@ static void read_wide_max_parts(lutmm_cuda_state *s) {
   s->wide_max_parts = (int)env_whole_number("LUTMM_CUDA_WIDE_MAX_PARTS", 1, LUTMM_WIDE_MAX_WAYS);
 }
 
+/* LUTMM_CUDA_WIDE_STAGES=n: the wide kernel's stages at most n (a whole
+ * number 4..LUTMM_WIDE_MAX_STAGES) where more fit, to measure what a stage
+ * is worth; anything else leaves as many as fit. */
+static void read_wide_stages(lutmm_cuda_state *s) {
+  s->wide_stages_cap = (int)env_whole_number("LUTMM_CUDA_WIDE_STAGES", 4, LUTMM_WIDE_MAX_STAGES);
+}
+
 static lutmm_status read_device(lutmm_cuda_state *s) {
   int smem_sm = 0, smem_block = 0, reserved = 0;
   cudaError_t err = cudaGetDevice(&s->device);
@@ -89,6 +96,7 @@ static lutmm_status read_device(lutmm_cuda_state *s) {
   read_fixup_overlap(s);
   read_wide_from_m(s);
   read_wide_max_parts(s);
+  read_wide_stages(s);
   return lutmm_cuda_status(err);
 }
 

@@ -357,14 +357,15 @@ static int wide_tile_m(const lutmm_cuda_state *s, const lutmm_weights *w, const 
   return a->m > 64 || w->params.n <= 4096 ? 128 : 64;
 }
 
-/* As many stages as fit, at most LUTMM_WIDE_MAX_STAGES; none (no wide
- * kernel) below four: two units in flight ahead of the one computed and
- * the one whose MMAs may still read X. */
+/* As many stages as fit, at most LUTMM_WIDE_MAX_STAGES (or the measurement
+ * cap, wide_stages_cap); none (no wide kernel) below four: two units in
+ * flight ahead of the one computed and the one whose MMAs may still read X. */
 static int wide_stages(const lutmm_cuda_state *s, int bits, int tile_m) {
   if (s->smem_per_block < lutmm_wide_smem_bytes(bits, tile_m, 4)) return 0;
   const size_t room = s->smem_per_block - lutmm_wide_smem_bytes(bits, tile_m, 0);
+  const size_t most = s->wide_stages_cap > 0 ? (size_t)s->wide_stages_cap : LUTMM_WIDE_MAX_STAGES;
   const size_t stages = room / lutmm_wide_stage_bytes(bits, tile_m);
-  return stages > LUTMM_WIDE_MAX_STAGES ? LUTMM_WIDE_MAX_STAGES : (int)stages;
+  return (int)(stages > most ? most : stages);
 }
 
 

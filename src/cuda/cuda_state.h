@@ -42,6 +42,8 @@ typedef struct lutmm_cuda_state {
   int wide_max_parts;     /* the wide split's parts a tile: 0 up to LUTMM_WIDE_MAX_WAYS, n > 0 about n (blocks
                              of at least lutmm_split_min_units(iters, n) units; LUTMM_CUDA_WIDE_MAX_PARTS=n),
                              to measure other cuts */
+  int wide_stages_cap;    /* the wide kernel's stages at most: 0 as many as fit, n > 0 at most n
+                             (LUTMM_CUDA_WIDE_STAGES=n), to measure what a stage is worth */
   /* Clusters of i blocks held at once; 0: none (or LUTMM_CUDA_CLUSTERS=0). */
   int wide_clusters[LUTMM_WIDE_MAX_CLUSTER + 1];
   int skinny_clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];

@@ -63,6 +63,13 @@ __device__ __forceinline__ void cp_async16_or_zero(uint32_t dst, const void *src
                "r"(ok ? 16 : 0));
 }
 
+/* cp_async16_or_zero where src is a valid address either way: with no
+ * select of a fallback the address keeps its immediate offset, so each
+ * copy is one instruction. */
+__device__ __forceinline__ void cp_async16_or_zero_at(uint32_t dst, const void *src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
+}
+
 /* An L2 policy under which the lines it tags are evicted first: for weights
  * that one kernel reads exactly once, so that streaming them does not push
  * out of L2 what the kernel reads again later (the cut columns' partials,

@@ -98,6 +98,15 @@ __device__ __forceinline__ void load_x_unaligned(const lutmm_cuda_gemm_params &p
   }
 }
 
+/* Byte b of word w, zero-extended: one PRMT. */
+__device__ __forceinline__ uint32_t byte_of(uint32_t w, int b) { return __byte_perm(w, 0, 0x4440u | (uint32_t)b); }
+
+/* Whether unit s's slab rows are fixed: groups of 16 or 32 rows in an atom
+ * wholly inside K (slab_rows). */
+__device__ __forceinline__ bool slab_rows_fixed(const lutmm_cuda_gemm_params &p, const unit_site &s) {
+  return (p.group_log2 == 4 || p.group_log2 == 5) && s.it * 64 + 64 <= p.k;
+}
+
 /* The scale rows of unit s's four slabs, counted from the unit's first,
  * one a byte (slab s in byte s; per-slab scales): one test a unit. Found
  * in each slab instead (a shift, or slab_scale_row's clamped 64-bit
@@ -107,22 +116,29 @@ __device__ __forceinline__ void load_x_unaligned(const lutmm_cuda_gemm_params &p
  * atom wholly inside K have them fixed; other groups and a ragged K's
  * last atom take slab_scale_row. */
 __device__ __forceinline__ uint32_t slab_rows(const lutmm_cuda_gemm_params &p, const unit_site &s) {
-  if ((p.group_log2 == 4 || p.group_log2 == 5) && s.it * 64 + 64 <= p.k)
-    return p.group_log2 == 4 ? 0x03020100u : 0x01010000u;
+  if (slab_rows_fixed(p, s)) return p.group_log2 == 4 ? 0x03020100u : 0x01010000u;
   uint32_t rows = 0;
   for (int slab = 1; slab < 4; slab++) rows |= (uint32_t)slab_scale_row(p, s.it, slab) << (8 * slab);
   return rows;
 }
 
-/* Slab `slab`'s row in slab_rows' word. */
-__device__ __forceinline__ int slab_row(uint32_t rows, int slab) {
-  return (int)__byte_perm(rows, 0, 0x4440u | (uint32_t)slab);
+/* Slab `slab`'s row in slab_rows' word; slab 0's is the unit's first. */
+__device__ __forceinline__ int slab_row(uint32_t rows, int slab) { return slab == 0 ? 0 : (int)byte_of(rows, slab); }
+
+/* The scale rows unit s's slabs take: slab 3's row + 1 (slab_rows). */
+__device__ __forceinline__ int unit_scale_rows(const lutmm_cuda_gemm_params &p, const unit_site &s) {
+  if (slab_rows_fixed(p, s)) return p.group_log2 == 4 ? 4 : 2;
+  return slab_scale_row(p, s.it, 3) + 1;
 }
 
 /* The producer warp's copies of one tile's units into stages (stage_layout):
  * X by one TMA box per unit (lane 0), and vector q of lane L of each atom
  * by cp.async; the atoms' global addresses at k-atom 0 move by a constant
- * per k-atom, so a unit's copies need little index arithmetic. */
+ * per k-atom, so a unit's copies need little index arithmetic. An atom
+ * past W's columns reads from column 0's address and copies zeros, so
+ * that every source is valid and a copy is one instruction with its
+ * offset in the immediate: selecting a fallback address made it five
+ * (add, carry, two selects, copy). */
 template <int BITS, int TM>
 struct producer {
   using S = tile<TM>;
@@ -162,7 +178,7 @@ struct producer {
         const uint8_t *src = w[a][sl] + (size_t)s.it * 512 * width;
 #pragma unroll
         for (int c = 0; c < width; c++)
-          cp_async16_or_zero(base + L::W + a * L::ATOM + 512 * (sh + c) + 16 * lane, src + 512 * c, w_ok[a], p.planes);
+          cp_async16_or_zero_at(base + L::W + a * L::ATOM + 512 * (sh + c) + 16 * lane, src + 512 * c, w_ok[a]);
       }
     fill_scales<ONE_ROW>(p, s, lane, base + L::SCALES);
     if (p.x_tma) {
@@ -182,7 +198,7 @@ struct producer {
   }
 
   /* The scale rows of the unit's 64 K rows (one when every atom lies in
-   * one group, else the last slab's row + 1: slab_rows), the tile's N
+   * one group, else the last slab's row + 1: unit_scale_rows), the tile's N
    * stored scales each; columns past n_pad are zeros. At most 4 rows of
    * N·4 bytes. */
   template <bool ONE_ROW>
@@ -203,7 +219,7 @@ struct producer {
     constexpr int VECTORS = (S::N << LOG2_ELEM) / 16; /* 16-byte vectors a row: 16 to 128 */
     constexpr int LANES = VECTORS < 32 ? VECTORS : 32; /* lanes a row */
     constexpr int PASS_ROWS = 32 / LANES;             /* rows a pass of the warp covers */
-    const int count = ONE_ROW ? 1 : (int)(slab_rows(p, s) >> 24) + 1;
+    const int count = ONE_ROW ? 1 : unit_scale_rows(p, s);
     const int64_t first_col = s.nt * S::N;
     const uint8_t *first = (const uint8_t *)p.scales + ((scale_row(p, s.it * 64) * p.n_pad + first_col) << LOG2_ELEM);
     const size_t row_bytes = (size_t)p.n_pad << LOG2_ELEM;
@@ -263,7 +279,7 @@ template <int BITS>
 __device__ __forceinline__ uint32_t lookup(uint32_t table, uint32_t lane4, uint32_t index, int b) {
   uint32_t at;
   if constexpr (ENTRY_LOG2<BITS> == 8) at = __byte_perm(index, lane4, 0x5504u | (uint32_t)b << 4);
-  else at = (__byte_perm(index, 0, 0x4440u | (uint32_t)b) << ENTRY_LOG2<BITS>) + lane4;
+  else at = (byte_of(index, b) << ENTRY_LOG2<BITS>) + lane4;
   uint32_t v;
   asm("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(table + at));
   return v;

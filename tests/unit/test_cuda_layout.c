@@ -14,8 +14,9 @@
  * scale_entries: the rows a per-slab scale entry must hold, counted atom by
  * atom for every group size, fit it whenever the host picks the kernel.
  * wide_layout: for tiles of 64, 128 and 256 rows the wide kernel's stage
- * holds X, the unit's atoms of every plane and four scale rows in 16-byte units, and the table plus four
- * stages fit the Hopper block limit for every code width it takes.
+ * holds X, the unit's atoms of every plane and four scale rows in 16-byte units, the table's entries lie
+ * the stride its lookups take apart, and the table plus four stages fit the Hopper block limit for every
+ * code width.
  * stream_k_ranges: the Stream-K boundaries (a 32-bit division where the
  * operands fit, else no integer division: both paths are reached) against
  * plain 64-bit division, and each unit's block against those boundaries.
@@ -145,12 +146,16 @@ static void wide_layout(void) {
     CHECK(lutmm_wide_x_bytes(tile_m) >= (size_t)tile_m * 64 * 2);
     CHECK(lutmm_wide_scale_bytes(tile_m) >= (size_t)4 * tile_n * 4);
     for (int bits = 1; bits <= 8; bits++) {
-      if (bits > 4 && tile_m == 64) continue; /* wider codes take tiles of 128 and 256 rows only */
       const size_t stage = lutmm_wide_stage_bytes(bits, tile_m), table = lutmm_wide_table_bytes(bits);
       const size_t atoms = (size_t)(tile_n / 64) * 32u * 16u * (size_t)bits;
       const size_t entries = (size_t)1 << (bits <= 4 ? 2 * bits : bits); /* pairs, or single codes */
+      const size_t stride = (size_t)1 << LUTMM_WIDE_TABLE_ENTRY_LOG2(bits);
       CHECK(stage >= lutmm_wide_x_bytes(tile_m) + atoms + lutmm_wide_scale_bytes(tile_m));
-      CHECK(table >= entries * 4u * 32u); /* a 4-byte copy of every entry for each lane of a warp */
+      /* entry e at e·stride, a 4-byte copy for each lane of a warp in it */
+      CHECK(stride >= 4u * LUTMM_WIDE_TABLE_COPIES && table == entries * stride);
+      /* codes of up to 7 bits: the index byte placed above the lane's 4L by
+       * one PRMT is the entry's offset, so entries lie 256 bytes apart */
+      CHECK(bits == 8 || stride == 256);
       CHECK(stage % 16 == 0 && table % 16 == 0); /* cp.async and wgmma descriptors take 16-byte addresses */
       /* every stage's X on a 1024-byte boundary: the 128-byte swizzle's period */
       CHECK(stage % 1024 == 0 && lutmm_wide_stages_offset(bits) % 1024 == 0);
