@@ -67,7 +67,9 @@ static void read_wide_max_parts(lutmm_cuda_state *s) {
 
 /* LUTMM_CUDA_WIDE_STAGES=n: the wide kernel's stages at most n (a whole
  * number 4..LUTMM_WIDE_MAX_STAGES) where more fit, to measure what a stage
- * is worth; anything else leaves as many as fit. */
+ * is worth; anything else leaves as many as fit. Fewer stages can also
+ * take a tile's cluster launch away: a cluster adds its parts in the
+ * blocks' stages (lutmm_wide_cluster_ways needs a tile of fp32 there). */
 static void read_wide_stages(lutmm_cuda_state *s) {
   s->wide_stages_cap = (int)env_whole_number("LUTMM_CUDA_WIDE_STAGES", 4, LUTMM_WIDE_MAX_STAGES);
 }

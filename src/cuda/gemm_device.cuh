@@ -56,18 +56,17 @@ __device__ __forceinline__ void cp_async16_to(uint32_t dst, const void *src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
 }
 
+/* cp_async16_to, or 16 zeros when !ok; src must be a valid global address
+ * either way (it is not read when !ok). With nothing selected the address
+ * keeps its immediate offset, so a copy is one instruction. */
+__device__ __forceinline__ void cp_async16_or_zero_valid(uint32_t dst, const void *src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
+}
+
 /* cp_async16_to, or 16 zeros when !ok: `fallback`, any valid global
  * address, stands in for src then and is not read. */
 __device__ __forceinline__ void cp_async16_or_zero(uint32_t dst, const void *src, bool ok, const void *fallback) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(ok ? src : fallback),
-               "r"(ok ? 16 : 0));
-}
-
-/* cp_async16_or_zero where src is a valid address either way: with no
- * select of a fallback the address keeps its immediate offset, so each
- * copy is one instruction. */
-__device__ __forceinline__ void cp_async16_or_zero_at(uint32_t dst, const void *src, bool ok) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
+  cp_async16_or_zero_valid(dst, ok ? src : fallback, ok);
 }
 
 /* An L2 policy under which the lines it tags are evicted first: for weights

@@ -1,7 +1,8 @@
 /* Hopper's tensor memory accelerator (TMA) for the wide kernel: one thread
  * asks for a whole box of a tensor (a tensor map made on the host,
- * cuda_tensor_map.c) to be copied into shared memory, and the copy engine
- * signals the stage's mbarrier with the bytes it wrote. The copies bypass
+ * cuda_tensor_map.c), or a run of contiguous bytes (a bulk copy), to be
+ * copied into shared memory, and the copy engine signals the stage's
+ * mbarrier with the bytes it wrote. The copies bypass
  * the registers and the load/store pipe that the MMA warps' table lookups
  * use. Outside sm_90a code the operation traps, as the warpgroup MMAs do
  * (wgmma.cuh). */
@@ -25,8 +26,19 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void *map, uint3
       "l"(map), "r"(c0), "r"(c1), "r"(bar)
       : "memory");
 }
+
+/* `bytes` contiguous bytes (a multiple of 16, both ends 16-byte aligned)
+ * from global `src` into shared memory at `dst` by the copy engine, one
+ * instruction of one thread; like tma_load_2d they complete `bar`'s
+ * transaction count. */
+__device__ __forceinline__ void bulk_load(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar)
+               : "memory");
+}
 #else
 __device__ __forceinline__ void tma_load_2d(uint32_t, const void *, uint32_t, int, int) { __trap(); }
+__device__ __forceinline__ void bulk_load(uint32_t, const void *, uint32_t, uint32_t) { __trap(); }
 #endif
 
 }  // namespace lutmm_kernels

@@ -4,7 +4,8 @@
  * The product runs transposed, as in the skinny kernel: Y^T = W^T X^T. A
  * block has three warpgroups. One warp of the third is the producer: it
  * brings each unit's X (one TMA box; plain stores where X allows no tensor
- * map), atoms and scales (cp.async) into a ring of stages and does no
+ * map), atoms (bulk copies in 64-row tiles, cp.async in the others) and
+ * scales (cp.async) into a ring of stages and does no
  * other work, so that neither the copies' issue nor their address
  * registers sit in the MMA warps. A tile is 64, 128 or 256 X rows
  * (tile<TM>); the two MMA warpgroups each own COLS 64-column atom columns
@@ -131,16 +132,140 @@ __device__ __forceinline__ int unit_scale_rows(const lutmm_cuda_gemm_params &p, 
   return slab_scale_row(p, s.it, 3) + 1;
 }
 
+/* The scale rows of unit s's 64 K rows into a stage's scale rows at `dst`
+ * by cp.async (one when every atom lies in one group, else slab 3's row +
+ * 1: unit_scale_rows), the tile's N stored scales each; columns past n_pad
+ * are zeros. At most 4 rows of N·4 bytes. Scales of 2^LOG2_ELEM bytes: a
+ * row's vectors and the row a lane copies are known here and the unit's
+ * first row is found once a unit, so a copy is an add and a compare, where
+ * each copy's own 64-bit row and column arithmetic took about 30
+ * instructions. */
+template <int TM, bool ONE_ROW, int LOG2_ELEM>
+__device__ __forceinline__ void copy_scale_rows(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane,
+                                                uint32_t dst) {
+  constexpr int ROWS = ONE_ROW ? 1 : 4;
+  constexpr int VECTORS = (tile<TM>::N << LOG2_ELEM) / 16; /* 16-byte vectors a row: 16 to 128 */
+  constexpr int LANES = VECTORS < 32 ? VECTORS : 32;        /* lanes a row */
+  constexpr int PASS_ROWS = 32 / LANES;                    /* rows a pass of the warp covers */
+  constexpr uint32_t ROW_BYTES = tile<TM>::N * 4;          /* a stage's scale row: stage_layout's ROW */
+  const int count = ONE_ROW ? 1 : unit_scale_rows(p, s);
+  const int64_t first_col = s.nt * tile<TM>::N;
+  const uint8_t *first = (const uint8_t *)p.scales + ((scale_row(p, s.it * 64) * p.n_pad + first_col) << LOG2_ELEM);
+  const size_t row_bytes = (size_t)p.n_pad << LOG2_ELEM;
+  const int sub = lane / LANES, c0 = lane % LANES;
+#pragma unroll
+  for (int r = 0; r < ROWS; r += PASS_ROWS) {
+    if (r + sub >= count) break;
+    const uint8_t *row = first + (r + sub) * row_bytes;
+#pragma unroll
+    for (int c = c0; c < VECTORS; c += LANES)
+      cp_async16_or_zero(dst + (r + sub) * ROW_BYTES + c * 16, row + c * 16,
+                         first_col + (c << (4 - LOG2_ELEM)) < p.n_pad, p.scales);
+  }
+}
+
+template <int TM, bool ONE_ROW>
+__device__ __forceinline__ void copy_scales(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane,
+                                            uint32_t dst) {
+  if (p.scale_dtype == LUTMM_DTYPE_F32) copy_scale_rows<TM, ONE_ROW, 2>(p, s, lane, dst);
+  else copy_scale_rows<TM, ONE_ROW, 1>(p, s, lane, dst);
+}
+
+/* A producer lane's arrival on a stage's `full` barrier once its cp.async
+ * copies (and with no tensor map for X, its part of X, at `x`) are in. X
+ * by plain stores (the slow path): they and the copies must be done and
+ * visible to the MMAs' proxy before this lane's arrival. The copies join a group
+ * first: wait_group waits for committed groups only. The proxy fence sits
+ * here, on the writing side before the release, so that the MMA warps need
+ * none after their acquire. */
+template <int TM>
+__device__ __forceinline__ void arrive_filled(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane,
+                                              uint8_t *x, uint32_t full) {
+  if (p.x_tma) {
+    mbarrier_arrive_after_copies(full);
+    return;
+  }
+  load_x_unaligned<TM>(p, s, x, lane);
+  cp_async_commit();
+  cp_async_wait(0);
+  fence_async_shared();
+  mbarrier_arrive(full);
+}
+
+/* Whether a unit's atoms come by bulk copies (the copy engine, as X's TMA
+ * box) rather than by every lane's cp.async. In 64-row tiles the atoms are
+ * most of a unit's bytes (4-bit codes: 16 of 24 KiB) and the MMA warps'
+ * lookups wait behind the copies in the load/store pipe's queue: bulk
+ * copies made them 2-4 % faster (NF4 at M = 64, groups of 32 at M = 32;
+ * 7-bit groups of 32 at M = 64 7 %). In
+ * 128- and 256-row tiles, where X is most of the bytes, bulk copies of the
+ * atoms made them 1-8 % slower (NF4 M = 128 and 256; the copy engine then
+ * carries all of a unit's bytes; PERF.md, change 112). */
+template <int TM>
+constexpr bool BULK_ATOMS = TM == 64;
+
 /* The producer warp's copies of one tile's units into stages (stage_layout):
- * X by one TMA box per unit (lane 0), and vector q of lane L of each atom
- * by cp.async; the atoms' global addresses at k-atom 0 move by a constant
- * per k-atom, so a unit's copies need little index arithmetic. An atom
- * past W's columns reads from column 0's address and copies zeros, so
- * that every source is valid and a copy is one instruction with its
- * offset in the immediate: selecting a fallback address made it five
- * (add, carry, two selects, copy). */
+ * X by one TMA box per unit (lane 0), the atoms by bulk copies or cp.async
+ * (BULK_ATOMS), the scale rows by cp.async (copy_scales). The stage's
+ * `full` barrier completes once they have landed: lane 0's arrival
+ * announces the bytes of the copy engine's copies, and every lane arrives
+ * after its own cp.async copies. A slice's address moves by a constant per
+ * k-atom. An atom past W's columns copies column 0's bytes (bulk) or zeros
+ * from column 0's address (cp.async), so every source is valid: its
+ * outputs lie past N and are never stored, and its scales are zeros. */
+template <int BITS, int TM, bool BULK = BULK_ATOMS<TM>>
+struct producer;
+
+/* Atoms by bulk copies: lane a·slices + sl copies atom a's slice sl, whose
+ * unit's 512·width bytes are contiguous in the planes and in the stage. */
 template <int BITS, int TM>
-struct producer {
+struct producer<BITS, TM, true> {
+  using S = tile<TM>;
+  static constexpr int COPIES = S::ATOMS * slices<BITS>::count; /* bulk copies a unit: at most 24 */
+  static_assert(COPIES <= 32, "one bulk copy a lane");
+  static constexpr uint32_t W_BYTES = S::ATOMS * 512u * BITS; /* a unit's atoms */
+  const uint8_t *w;  /* this lane's slice at k-atom 0 */
+  uint32_t w_dst;    /* its place in a stage */
+  uint32_t w_bytes;  /* its bytes a unit (512·width; 0: no copy) */
+
+  __device__ __forceinline__ void enter_tile(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane) {
+    using L = stage_layout<BITS, TM>;
+    const int a = lane / slices<BITS>::count, mine = lane % slices<BITS>::count;
+    const int64_t column = s.nt * S::ATOMS + a;
+    const int64_t first = lane < COPIES && column < p.n_atoms ? column : 0;
+    w = p.planes;
+    w_dst = 0;
+    w_bytes = 0;
+#pragma unroll
+    for (int sl = 0; sl < slices<BITS>::count; sl++)
+      if (sl == mine && lane < COPIES) {
+        const int width = slices<BITS>::width(sl);
+        w = p.planes + p.plane_offset[sl] + first * p.k_atoms * 512 * width;
+        w_dst = L::W + a * L::ATOM + 512u * slices<BITS>::shift(sl);
+        w_bytes = 512u * width;
+      }
+  }
+
+  template <bool ONE_ROW>
+  __device__ __forceinline__ void fill(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane, uint8_t *stage,
+                                       uint32_t full) const {
+    using L = stage_layout<BITS, TM>;
+    const uint32_t base = smem_address(stage);
+    if (lane == 0) {
+      mbarrier_arrive_expect_tx(full, W_BYTES + (p.x_tma ? L::X_BYTES : 0u));
+      if (p.x_tma) tma_load_2d(base + L::X, &p.x_map, full, (int)(s.it * 64), (int)(s.mt * TM));
+    }
+    if (w_bytes != 0) bulk_load(base + w_dst, w + (size_t)s.it * w_bytes, w_bytes, full);
+    copy_scales<TM, ONE_ROW>(p, s, lane, base + L::SCALES);
+    arrive_filled<TM>(p, s, lane, stage + L::X, full);
+  }
+};
+
+/* Atoms by cp.async: vector q of lane L of each atom, one instruction a
+ * copy with its offset in the immediate (selecting a fallback address for
+ * atoms past W made each copy five: PERF.md, change 111). */
+template <int BITS, int TM>
+struct producer<BITS, TM, false> {
   using S = tile<TM>;
   const uint8_t *w[S::ATOMS][slices<BITS>::count];
   bool w_ok[S::ATOMS];
@@ -158,9 +283,6 @@ struct producer {
     }
   }
 
-  /* The unit's X, atoms and scale rows into a stage. The stage's `full`
-   * barrier completes once they have landed: lane 0's arrival announces
-   * the TMA box's bytes, and every lane arrives after its own copies. */
   template <bool ONE_ROW>
   __device__ __forceinline__ void fill(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane, uint8_t *stage,
                                        uint32_t full) const {
@@ -178,61 +300,10 @@ struct producer {
         const uint8_t *src = w[a][sl] + (size_t)s.it * 512 * width;
 #pragma unroll
         for (int c = 0; c < width; c++)
-          cp_async16_or_zero_at(base + L::W + a * L::ATOM + 512 * (sh + c) + 16 * lane, src + 512 * c, w_ok[a]);
+          cp_async16_or_zero_valid(base + L::W + a * L::ATOM + 512 * (sh + c) + 16 * lane, src + 512 * c, w_ok[a]);
       }
-    fill_scales<ONE_ROW>(p, s, lane, base + L::SCALES);
-    if (p.x_tma) {
-      mbarrier_arrive_after_copies(full);
-      return;
-    }
-    /* X by plain stores: they and the copies must be done and visible to
-     * the MMAs' proxy before this lane's arrival (the slow path). The
-     * copies join a group first: wait_group waits for committed groups
-     * only. The proxy fence sits here, on the writing side before the
-     * release, so that the MMA warps need none after their acquire. */
-    load_x_unaligned<TM>(p, s, stage + L::X, lane);
-    cp_async_commit();
-    cp_async_wait(0);
-    fence_async_shared();
-    mbarrier_arrive(full);
-  }
-
-  /* The scale rows of the unit's 64 K rows (one when every atom lies in
-   * one group, else the last slab's row + 1: unit_scale_rows), the tile's N
-   * stored scales each; columns past n_pad are zeros. At most 4 rows of
-   * N·4 bytes. */
-  template <bool ONE_ROW>
-  __device__ __forceinline__ void fill_scales(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane,
-                                              uint32_t dst) const {
-    if (p.scale_dtype == LUTMM_DTYPE_F32) copy_scale_rows<ONE_ROW, 2>(p, s, lane, dst);
-    else copy_scale_rows<ONE_ROW, 1>(p, s, lane, dst);
-  }
-
-  /* fill_scales for scales of 2^LOG2_ELEM bytes. A row's vectors and the
-   * row a lane copies are known here and the unit's first row is found
-   * once a unit, so a copy is an add and a compare, where each copy's own
-   * 64-bit row and column arithmetic took about 30 instructions. */
-  template <bool ONE_ROW, int LOG2_ELEM>
-  __device__ __forceinline__ void copy_scale_rows(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane,
-                                                  uint32_t dst) const {
-    constexpr int ROWS = ONE_ROW ? 1 : 4;
-    constexpr int VECTORS = (S::N << LOG2_ELEM) / 16; /* 16-byte vectors a row: 16 to 128 */
-    constexpr int LANES = VECTORS < 32 ? VECTORS : 32; /* lanes a row */
-    constexpr int PASS_ROWS = 32 / LANES;             /* rows a pass of the warp covers */
-    const int count = ONE_ROW ? 1 : unit_scale_rows(p, s);
-    const int64_t first_col = s.nt * S::N;
-    const uint8_t *first = (const uint8_t *)p.scales + ((scale_row(p, s.it * 64) * p.n_pad + first_col) << LOG2_ELEM);
-    const size_t row_bytes = (size_t)p.n_pad << LOG2_ELEM;
-    const int sub = lane / LANES, c0 = lane % LANES;
-#pragma unroll
-    for (int r = 0; r < ROWS; r += PASS_ROWS) {
-      if (r + sub >= count) break;
-      const uint8_t *row = first + (r + sub) * row_bytes;
-#pragma unroll
-      for (int c = c0; c < VECTORS; c += LANES)
-        cp_async16_or_zero(dst + (r + sub) * stage_layout<BITS, TM>::ROW + c * 16, row + c * 16,
-                           first_col + (c << (4 - LOG2_ELEM)) < p.n_pad, p.scales);
-    }
+    copy_scales<TM, ONE_ROW>(p, s, lane, base + L::SCALES);
+    arrive_filled<TM>(p, s, lane, stage + L::X, full);
   }
 };
 
@@ -739,14 +810,15 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
   WIDE_STAMP_ENTRY();
   const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
   /* stage s's barriers: full at full + 8s (the producer's 32 lanes arrive
-   * when their copies land, and with TMA lane 0 once more, announcing X's
-   * bytes), empty at empty + 8s (the 256 MMA threads arrive) */
+   * when their cp.async copies land, and lane 0 once more where the copy
+   * engine copies, announcing its bytes), empty at empty + 8s (the 256 MMA
+   * threads arrive) */
   const uint32_t full = smem_address(smem), empty = full + 8 * LUTMM_WIDE_MAX_STAGES;
   uint8_t *table = smem + LUTMM_WIDE_BARRIER_BYTES;
   uint8_t *stages = smem + lutmm_wide_stages_offset(BITS);
   if (threadIdx.x == 0)
     for (int s = 0; s < p.stages; s++) {
-      mbarrier_init(full + 8 * s, p.x_tma ? 33 : 32);
+      mbarrier_init(full + 8 * s, BULK_ATOMS<TM> || p.x_tma ? 33 : 32);
       mbarrier_init(empty + 8 * s, 32 * CONSUMER_WARPS);
     }
   build_table<T, BITS>(p, table);

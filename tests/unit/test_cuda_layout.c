@@ -135,8 +135,9 @@ static void scale_entries(void) {
  * of every plane (tile_n/64 atoms × 32 lanes × bits 16-byte words), four
  * fp32 scale rows of tile_n, the table (2^(2b) pair entries for b <= 4,
  * 2^b single-code entries above, in lane copies of 4 bytes); stages on
- * 1024-byte boundaries; four stages within a Hopper block. Codes of 5..8
- * bits have no 64-row kernels. */
+ * 1024-byte boundaries; four stages within a Hopper block, for every code
+ * width and tile (wide_tile_m takes 64-row tiles for codes of 5..8 bits
+ * too). */
 static void wide_layout(void) {
   CHECK(LUTMM_WIDE_BARRIER_BYTES >= 2 * 8 * LUTMM_WIDE_MAX_STAGES && LUTMM_WIDE_BARRIER_BYTES % 128 == 0);
   for (int tile_m = 64; tile_m <= 256; tile_m *= 2) {
@@ -153,8 +154,10 @@ static void wide_layout(void) {
       CHECK(stage >= lutmm_wide_x_bytes(tile_m) + atoms + lutmm_wide_scale_bytes(tile_m));
       /* entry e at e·stride, a 4-byte copy for each lane of a warp in it */
       CHECK(stride >= 4u * LUTMM_WIDE_TABLE_COPIES && table == entries * stride);
-      /* codes of up to 7 bits: the index byte placed above the lane's 4L by
-       * one PRMT is the entry's offset, so entries lie 256 bytes apart */
+      /* codes of up to 7 bits: entries 256 bytes apart, which the kernel's
+       * one-PRMT lookup assumes (the index byte above the lane's 4L is the
+       * entry's offset); 8-bit codes keep 128 bytes so that four 256-row
+       * stages fit beside their table */
       CHECK(bits == 8 || stride == 256);
       CHECK(stage % 16 == 0 && table % 16 == 0); /* cp.async and wgmma descriptors take 16-byte addresses */
       /* every stage's X on a 1024-byte boundary: the 128-byte swizzle's period */
