@@ -29,8 +29,8 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void *map, uint3
 
 /* `bytes` contiguous bytes (a multiple of 16, both ends 16-byte aligned)
  * from global `src` into shared memory at `dst` by the copy engine, one
- * instruction of one thread; like tma_load_2d they complete `bar`'s
- * transaction count. */
+ * instruction of one thread; like tma_load_2d's box, the bytes complete
+ * `bar`'s transaction count. */
 __device__ __forceinline__ void bulk_load(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar) {
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
                "l"(src), "r"(bytes), "r"(bar)

@@ -194,10 +194,10 @@ __device__ __forceinline__ void arrive_filled(const lutmm_cuda_gemm_params &p, c
 
 /* Whether a unit's atoms come by bulk copies (the copy engine, as X's TMA
  * box) rather than by every lane's cp.async. In 64-row tiles the atoms are
- * most of a unit's bytes (4-bit codes: 16 of 24 KiB) and the MMA warps'
+ * most of a unit's bytes (4-bit codes: 16 of X's and the atoms' 24 KiB) and the MMA warps'
  * lookups wait behind the copies in the load/store pipe's queue: bulk
  * copies made them 2-4 % faster (NF4 at M = 64, groups of 32 at M = 32;
- * 7-bit groups of 32 at M = 64 7 %). In
+ * 7-bit groups of 32 at M = 64 7 %, groups of 64 and 128 0-1 % slower). In
  * 128- and 256-row tiles, where X is most of the bytes, bulk copies of the
  * atoms made them 1-8 % slower (NF4 M = 128 and 256; the copy engine then
  * carries all of a unit's bytes; PERF.md, change 112). */

@@ -129,12 +129,13 @@ static void scale_entries(void) {
   CHECK(lutmm_skinny_scales_fit(1, 4, 16) && 64u * 4u <= LUTMM_SKINNY_SCALE_ENTRY(1));
 }
 
-/* What the wide kernel needs of its stage and block, for both tiles,
+/* What the wide kernel needs of its stage and block, for each tile,
  * stated as needs: 128 fp32 accumulators per MMA thread (two warpgroups of
  * 128 threads), room for a unit's X (tile_m rows × 64 k of fp16), its atoms
  * of every plane (tile_n/64 atoms × 32 lanes × bits 16-byte words), four
  * fp32 scale rows of tile_n, the table (2^(2b) pair entries for b <= 4,
- * 2^b single-code entries above, in lane copies of 4 bytes); stages on
+ * 2^b single-code entries above, in lane copies of 4 bytes, entries 256
+ * bytes apart, 128 for 8-bit codes); stages on
  * 1024-byte boundaries; four stages within a Hopper block, for every code
  * width and tile (wide_tile_m takes 64-row tiles for codes of 5..8 bits
  * too). */
