@@ -128,7 +128,7 @@ __device__ __forceinline__ int slab_row(uint32_t rows, int slab) { return slab =
 
 /* The scale rows unit s's slabs take: slab 3's row + 1 (slab_rows). */
 __device__ __forceinline__ int unit_scale_rows(const lutmm_cuda_gemm_params &p, const unit_site &s) {
-  if (slab_rows_fixed(p, s)) return p.group_log2 == 4 ? 4 : 2;
+  if (slab_rows_fixed(p, s)) return p.group_log2 == 4 ? 4 : 2; /* slab_rows' fixed words' byte 3, + 1 */
   return slab_scale_row(p, s.it, 3) + 1;
 }
 
@@ -174,10 +174,10 @@ __device__ __forceinline__ void copy_scales(const lutmm_cuda_gemm_params &p, con
 /* A producer lane's arrival on a stage's `full` barrier once its cp.async
  * copies (and with no tensor map for X, its part of X, at `x`) are in. X
  * by plain stores (the slow path): they and the copies must be done and
- * visible to the MMAs' proxy before this lane's arrival. The copies join a group
- * first: wait_group waits for committed groups only. The proxy fence sits
- * here, on the writing side before the release, so that the MMA warps need
- * none after their acquire. */
+ * visible to the MMAs' proxy before this lane's arrival. The copies join
+ * a group first: wait_group waits for committed groups only. The proxy
+ * fence sits here, on the writing side before the release, so that the
+ * MMA warps need none after their acquire. */
 template <int TM>
 __device__ __forceinline__ void arrive_filled(const lutmm_cuda_gemm_params &p, const unit_site &s, int lane,
                                               uint8_t *x, uint32_t full) {
@@ -194,8 +194,9 @@ __device__ __forceinline__ void arrive_filled(const lutmm_cuda_gemm_params &p, c
 
 /* Whether a unit's atoms come by bulk copies (the copy engine, as X's TMA
  * box) rather than by every lane's cp.async. In 64-row tiles the atoms are
- * most of a unit's bytes (4-bit codes: 16 of X's and the atoms' 24 KiB) and the MMA warps'
- * lookups wait behind the copies in the load/store pipe's queue: bulk
+ * most of a unit's bytes (4-bit codes: 16 of X's and the atoms' 24 KiB)
+ * and the MMA warps' lookups wait behind the copies in the load/store
+ * pipe's queue: bulk
  * copies made them 2-4 % faster (NF4 at M = 64, groups of 32 at M = 32;
  * 7-bit groups of 32 at M = 64 7 %, groups of 64 and 128 0-1 % slower). In
  * 128- and 256-row tiles, where X is most of the bytes, bulk copies of the

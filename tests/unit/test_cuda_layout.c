@@ -134,11 +134,10 @@ static void scale_entries(void) {
  * 128 threads), room for a unit's X (tile_m rows × 64 k of fp16), its atoms
  * of every plane (tile_n/64 atoms × 32 lanes × bits 16-byte words), four
  * fp32 scale rows of tile_n, the table (2^(2b) pair entries for b <= 4,
- * 2^b single-code entries above, in lane copies of 4 bytes, entries 256
- * bytes apart, 128 for 8-bit codes); stages on
- * 1024-byte boundaries; four stages within a Hopper block, for every code
- * width and tile (wide_tile_m takes 64-row tiles for codes of 5..8 bits
- * too). */
+ * 2^b single-code entries above, in lane copies of 4 bytes, entries at
+ * least their copies apart); stages on 1024-byte boundaries; four stages
+ * within a Hopper block, for every code width and tile (wide_tile_m takes
+ * 64-row tiles for codes of 5..8 bits too). */
 static void wide_layout(void) {
   CHECK(LUTMM_WIDE_BARRIER_BYTES >= 2 * 8 * LUTMM_WIDE_MAX_STAGES && LUTMM_WIDE_BARRIER_BYTES % 128 == 0);
   for (int tile_m = 64; tile_m <= 256; tile_m *= 2) {
@@ -153,13 +152,11 @@ static void wide_layout(void) {
       const size_t entries = (size_t)1 << (bits <= 4 ? 2 * bits : bits); /* pairs, or single codes */
       const size_t stride = (size_t)1 << LUTMM_WIDE_TABLE_ENTRY_LOG2(bits);
       CHECK(stage >= lutmm_wide_x_bytes(tile_m) + atoms + lutmm_wide_scale_bytes(tile_m));
-      /* entry e at e·stride, a 4-byte copy for each lane of a warp in it */
-      CHECK(stride >= 4u * LUTMM_WIDE_TABLE_COPIES && table == entries * stride);
-      /* codes of up to 7 bits: entries 256 bytes apart, which the kernel's
-       * one-PRMT lookup assumes (the index byte above the lane's 4L is the
-       * entry's offset); 8-bit codes keep 128 bytes so that four 256-row
-       * stages fit beside their table */
-      CHECK(bits == 8 || stride == 256);
+      /* entry e at e·stride (the kernel's lookup), a 4-byte copy for each
+       * lane of a warp in it: copies of one entry do not reach the next,
+       * and the last entry's last copy lies inside the table */
+      CHECK(stride >= 4u * LUTMM_WIDE_TABLE_COPIES);
+      CHECK((entries - 1) * stride + 4u * LUTMM_WIDE_TABLE_COPIES <= table);
       CHECK(stage % 16 == 0 && table % 16 == 0); /* cp.async and wgmma descriptors take 16-byte addresses */
       /* every stage's X on a 1024-byte boundary: the 128-byte swizzle's period */
       CHECK(stage % 1024 == 0 && lutmm_wide_stages_offset(bits) % 1024 == 0);
