@@ -74,6 +74,14 @@ static void read_wide_stages(lutmm_cuda_state *s) {
   s->wide_stages_cap = (int)env_whole_number("LUTMM_CUDA_WIDE_STAGES", 4, LUTMM_WIDE_MAX_STAGES);
 }
 
+/* LUTMM_CUDA_WIDE_MMA_ROWS=tile: every wide MMA multiplies its tile's
+ * rows, where lutmm_wide_mma_rows would take X's first 32 only, to measure
+ * what the narrower MMAs buy; anything else leaves the rule. */
+static void read_wide_mma_rows(lutmm_cuda_state *s) {
+  const char *env = getenv("LUTMM_CUDA_WIDE_MMA_ROWS");
+  s->wide_full_mma = env != NULL && strcmp(env, "tile") == 0;
+}
+
 static lutmm_status read_device(lutmm_cuda_state *s) {
   int smem_sm = 0, smem_block = 0, reserved = 0;
   cudaError_t err = cudaGetDevice(&s->device);
@@ -99,6 +107,7 @@ static lutmm_status read_device(lutmm_cuda_state *s) {
   read_wide_from_m(s);
   read_wide_max_parts(s);
   read_wide_stages(s);
+  read_wide_mma_rows(s);
   return lutmm_cuda_status(err);
 }
 

@@ -171,7 +171,7 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
   lutmm_cuda_fill_operands(w, args, &p);
   const lutmm_cuda_choice c = lutmm_cuda_choose_kernel(s, w, args, &p);
   s->last_wide_tile_m = c.tile_m;
-  s->last_wide_cluster_ways = 0;
+  s->last_wide_cluster_ways = s->last_wide_mma_rows = 0;
   s->last_fixup_overlap = 0;
   /* until a skinny launch says */
   s->last_skinny_cluster_ways = s->last_skinny_cluster_groups = s->last_skinny_shared = s->last_skinny_head = 0;
@@ -181,6 +181,7 @@ lutmm_status lutmm_cuda_gemm(lutmm_context *ctx, const lutmm_weights *w, const l
     case LUTMM_CUDA_KERNEL_WIDE:
       err = launch_wide(s, w, args, c, &p, &s->last_fixup_overlap);
       s->last_wide_cluster_ways = p.cluster_ways;
+      s->last_wide_mma_rows = p.mma_rows;
       break;
     case LUTMM_CUDA_KERNEL_SKINNY: err = launch_skinny_rows(s, w, args, &p); break;
     case LUTMM_CUDA_KERNEL_TILED: err = launch_tiled(s, w, args, &p); break;

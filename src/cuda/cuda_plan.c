@@ -300,36 +300,41 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
 
 /* Whether the wide kernel takes M = 17..32 rows, where the skinny kernel
  * otherwise does: where it measured faster on the H200 (docs/PERF.md,
- * changes 104 and 105; M = 17 to 32, the wide kernel's tiles as at
- * M = 33..64):
+ * changes 104, 105 and 113; M = 17 to 32, the wide kernel's tiles as at
+ * M = 33..64, its MMAs over X's first 32 rows for codes of up to 4 bits,
+ * lutmm_wide_mma_rows):
  * - W of at most 1024 columns, every code width: 0.76-0.97x the skinny
  *   time (8192 x 1024, every group), whose launch there holds 32-64
  *   blocks;
- * - W wider than 4096 columns, codes of 2 or 4 bits, per-slab scales
- *   (groups of 32), M >= 24: 0.89-1.01x;
- * - the same with one-row scales, M >= 25, where the 64-row tiles give at
- *   most 32 units a multiprocessor (8192 x 8192, 4096 x 14336; 0.92-0.98x
- *   at M = 32, about 1.0x at M = 24): on the two largest shapes (54 units)
- *   they took 1.1-1.3x;
+ * - W wider than 4096 columns (64-row tiles), codes of 4 bits from M = 17:
+ *   0.81-0.85x with per-slab scales (groups of 32), 0.82-0.87x with one-row
+ *   scales where the 64-row tiles give at most 32 units a multiprocessor
+ *   (8192 x 8192, 4096 x 14336), 0.89-0.96x on the two largest shapes
+ *   (54 units);
+ * - the same for codes of 2 bits, but with one-row scales on the two
+ *   largest shapes, where the wide kernel took 0.94-1.05x (groups of 128
+ *   1.00-1.05x) and the skinny kernel stays;
+ * - W of 1025..4096 columns (128-row tiles; 14336 x 4096, 4096 x 4096):
+ *   codes of 2 bits from M = 17 (0.89-1.02x, median 0.96), of 4 bits from
+ *   M = 24 (0.94-1.01x; at M = 17 0.96-1.05x);
  * - 1-bit codes on W wider than 4096 columns with one-row scales from
  *   M = 17 (0.82-0.99x, the largest shapes too); with per-slab scales from
  *   M = 24 where the 64-row tiles give at most 32 units a multiprocessor
  *   (8192 x 8192, 4096 x 14336: 0.90-0.98x at M = 24..32, 0.98-1.01x at
- *   17; 8192 x 28672 took 1.0-1.07x).
- * 3-bit codes took 0.92-1.13x beside the first case; codes of 5, 6 and 8
- * bits 0.97-1.5x on 8192 x 8192 and 8192 x 28672; W of 4096 columns 1.09-
- * 1.33x (4096 x 4096, codes of 1..6 and 8 bits; 14336 x 4096, 2..4 bits). */
+ *   17; 8192 x 28672 took 1.0-1.07x). Measured before the 32-row MMAs.
+ * 3-bit codes took 0.92-1.13x beside the first case, codes of 5, 6 and 8
+ * bits 0.97-1.5x on 8192 x 8192 and 8192 x 28672, before the 32-row MMAs
+ * (which 3-bit codes have and were not timed with). */
 static int wide_takes_few_rows(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
   const int64_t m = p->m, n = p->n, tile_atoms = lutmm_wide_tile_n(64) / 64;
   if (m < 17) return 0;
   if (n <= 1024) return 1;
-  if (n <= 4096) return 0;
   const int64_t units = (p->n_atoms + tile_atoms - 1) / tile_atoms * p->k_atoms; /* of 64-row tiles */
   const int few_units = units <= 32 * (int64_t)s->sm_count;
-  if (p->bits == 1) return p->atom_one_group || (m >= 24 && few_units);
+  if (p->bits == 1) return n > 4096 && (p->atom_one_group || (m >= 24 && few_units));
   if (p->bits != 2 && p->bits != 4) return 0;
-  if (!p->atom_one_group) return m >= 24;
-  return m >= 25 && few_units;
+  if (n <= 4096) return p->bits == 2 || m >= 24;
+  return p->bits == 4 || !p->atom_one_group || few_units;
 }
 
 /* The wide kernel (Hopper wgmma), where the device runs its sm_90a code,
@@ -411,6 +416,7 @@ size_t lutmm_cuda_plan_wide(const lutmm_cuda_state *s, const lutmm_weights *w, c
     p->grid = (int)(ways * tiles);
     p->cluster_ways = cluster ? (int)ways : 0;
   }
+  p->mma_rows = s->wide_full_mma ? tile_m : lutmm_wide_mma_rows(tile_m, a->m, w->params.bits, p->cluster_ways);
   return plan.smem;
 }
 

@@ -44,6 +44,8 @@ typedef struct lutmm_cuda_state {
                              to measure other cuts */
   int wide_stages_cap;    /* the wide kernel's stages at most: 0 as many as fit, n > 0 at most n
                              (LUTMM_CUDA_WIDE_STAGES=n), to measure what a stage is worth */
+  int wide_full_mma;      /* the wide MMAs multiply a tile's every row even where lutmm_wide_mma_rows says 32
+                             (LUTMM_CUDA_WIDE_MMA_ROWS=tile), to measure what the narrower MMAs buy */
   /* Clusters of i blocks held at once; 0: none (or LUTMM_CUDA_CLUSTERS=0). */
   int wide_clusters[LUTMM_WIDE_MAX_CLUSTER + 1];
   int skinny_clusters[LUTMM_SKINNY_MAX_CLUSTER + 1];
@@ -56,6 +58,7 @@ typedef struct lutmm_cuda_state {
   int last_skinny_column;         /* and was the column-stream kernel */
   int last_skinny_grid;           /* of that many blocks */
   int last_wide_tile_m;           /* X rows a tile of the last call's wide kernel (0: it ran another); the tests read it */
+  int last_wide_mma_rows;         /* and the rows of X each of its MMAs multiplied */
   int last_wide_cluster_ways;     /* blocks a cluster of the last wide launch (0: none); the tests read it */
   int last_fixup_overlap;         /* the last wide launch's fixup started as its programmatic dependent */
   int refuse_cluster_launches;    /* a test's fault: cluster launches fail as on a device that cannot place them */

@@ -71,6 +71,8 @@ typedef struct lutmm_cuda_gemm_params {
   lutmm_tensor_map x_map; /* wide kernel, when x_tma: X as 64 k × tile_m row boxes, 128-byte swizzle */
   int column_stream;  /* skinny kernel (host: picks column_kernel): M <= 4, units column after column,
                          cut columns by tagged parts (plan_column_stream) */
+  int mma_rows;       /* wide kernel (host: picks the kernel): rows of X each MMA multiplies, tile_m or 32
+                         (lutmm_wide_mma_rows) */
 } lutmm_cuda_gemm_params;
 
 LUTMM_HD static inline int lutmm_cuda_nwn(int mf) { return mf; }
@@ -168,6 +170,16 @@ LUTMM_HD static inline int lutmm_fixup_chunks(int tile_m, int tile_n) {
 #define LUTMM_WIDE_BARRIER_BYTES (2 * LUTMM_WIDE_MAX_STAGES * 8)
 
 LUTMM_HD static inline int lutmm_wide_tile_n(int tile_m) { return LUTMM_WIDE_TILE_ELEMS / tile_m; }
+
+/* The rows of X each wide MMA multiplies (wgmma's N): 32 where X has at
+ * most 32 rows, in 64- and 128-row tiles whose parts no cluster adds, for
+ * codes of up to LUTMM_WIDE_NARROW_MMA_MAX_BITS bits (the kernels built
+ * for it); else the tile's rows. A tile's rows past M are zeros, so an MMA
+ * over all of them spends two or four times the tensor work M needs. */
+#define LUTMM_WIDE_NARROW_MMA_MAX_BITS 4
+LUTMM_HD static inline int lutmm_wide_mma_rows(int tile_m, int64_t m, int bits, int cluster_ways) {
+  return m <= 32 && tile_m <= 128 && bits <= LUTMM_WIDE_NARROW_MMA_MAX_BITS && cluster_ways < 2 ? 32 : tile_m;
+}
 LUTMM_HD static inline size_t lutmm_wide_x_bytes(int tile_m) { return (size_t)tile_m * 64 * 2; }
 /* Up to four scale rows of tile_n fp32 (the widest scale dtype). */
 LUTMM_HD static inline size_t lutmm_wide_scale_bytes(int tile_m) { return (size_t)4 * lutmm_wide_tile_n(tile_m) * 4; }

@@ -68,11 +68,14 @@ __device__ __forceinline__ void fence_async_shared() { __trap(); }
 #endif
 
 /* D (N/2 fp32 per thread) += A · B for compute dtype T; N = 64, 128 or 256,
- * the wide kernel's tile rows (a macro per dtype and N, since an asm
- * string is a literal). */
+ * the wide kernel's tile rows, or 32 where X has no more rows (a macro per
+ * dtype and N, since an asm string is a literal). */
 template <typename T, int N>
 struct wgmma_m64k16;
 
+#define LUTMM_WGMMA_D32 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}"
+#define LUTMM_WGMMA_OUT32 \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
 #define LUTMM_WGMMA_D64 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}"
 #define LUTMM_WGMMA_OUT64 \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
@@ -101,6 +104,8 @@ struct wgmma_m64k16;
     }                                                                                                      \
   };
 
+LUTMM_WGMMA_M64K16(__half, "f16", 32, "{%16,%17,%18,%19}, %20")
+LUTMM_WGMMA_M64K16(__nv_bfloat16, "bf16", 32, "{%16,%17,%18,%19}, %20")
 LUTMM_WGMMA_M64K16(__half, "f16", 64, "{%32,%33,%34,%35}, %36")
 LUTMM_WGMMA_M64K16(__nv_bfloat16, "bf16", 64, "{%32,%33,%34,%35}, %36")
 LUTMM_WGMMA_M64K16(__half, "f16", 128, "{%64,%65,%66,%67}, %68")

@@ -16,8 +16,9 @@
  * operand (16 rows per warp, mma.m16n8k16's A layout), so the weights
  * never go back to shared memory. X^T, the B operand, is read by the
  * tensor cores straight from the stage (128-byte swizzle). One
- * wgmma.m64n{TM}k16 per column and slab then multiplies each dequantized
- * weight by TM rows of X, and the
+ * wgmma.m64n{MR}k16 per column and slab then multiplies each dequantized
+ * weight by MR rows of X: the tile's TM, or its first 32 where X has no
+ * more (lutmm_wide_mma_rows), and the
  * dequantization of the next slab overlaps it. Stages change hands through
  * mbarriers (mbarrier.cuh): a stage's `full` barrier completes when the
  * producer's copies into it have landed, its `empty` barrier when all
@@ -467,6 +468,17 @@ __device__ __forceinline__ constexpr bool hoisted_scales() {
   return !ONE_ROW && TM == 128;
 }
 
+/* The accumulators of one column that an MMA of MR rows of X writes: the
+ * first MR / 2, since a wgmma's D fragment of N rows is the first N / 2 of
+ * a wider one's (lutmm_wide_acc_site). Where MR is less than the tile's
+ * rows (narrow_mma_rows) the rest stay zero, and no store path writes the
+ * rows they stand for, which lie past M. */
+template <int MR, int ACC>
+__device__ __forceinline__ float (&mma_accumulators(float (&acc)[ACC]))[MR / 2] {
+  static_assert(MR / 2 <= ACC, "an MMA writes at most the tile's rows");
+  return *reinterpret_cast<float(*)[MR / 2]>(&acc[0]);
+}
+
 /* One unit: for each slab, this warp's A fragments of its COLS columns,
  * then one wgmma per column into acc. In tiles of 128 and 256 rows the
  * shared-memory reads run a slab ahead, since the MMA fences keep the
@@ -486,7 +498,7 @@ __device__ __forceinline__ constexpr bool hoisted_scales() {
  * only after the group that read it completed: with B buffers (the slab's
  * index mod B, which runs on across units since B divides 4) the wait is
  * for all but the latest B - 1 groups (fragment_buffers says why B). */
-template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE>
+template <typename T, int BITS, bool ONE_ROW, int TM, int MR, bool NATIVE>
 __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, const unit_site &s, const uint8_t *stage,
                                              uint32_t table, uint32_t lane4, int wg, int j, int lane,
                                              float (&acc)[tile<TM>::COLS][tile<TM>::ACC]) {
@@ -534,7 +546,7 @@ __device__ __forceinline__ void compute_unit(const lutmm_cuda_gemm_params &p, co
     const uint64_t desc = wgmma_descriptor_sw128(x_base + 32u * (uint32_t)slab);
     wgmma_fence();
 #pragma unroll
-    for (int cc = 0; cc < COLS; cc++) wgmma_m64k16<T, TM>::run(acc[cc], a[buffer][cc], desc);
+    for (int cc = 0; cc < COLS; cc++) wgmma_m64k16<T, MR>::run(mma_accumulators<MR>(acc[cc]), a[buffer][cc], desc);
     wgmma_commit();
     wgmma_wait<BUFFERS - 1>();
   }
@@ -738,7 +750,7 @@ __device__ __forceinline__ void produce(const lutmm_cuda_gemm_params &p, int64_t
  * range as its stage lands, and gives a stage back once the MMAs that read
  * it are done: those of unit u − 1 are when unit u's compute returns (it
  * waits for all but its own latest group). */
-template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE, bool CLUSTER>
+template <typename T, int BITS, bool ONE_ROW, int TM, int MR, bool NATIVE, bool CLUSTER>
 __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t lo, int64_t hi, uint8_t *stages,
                                         const uint8_t *table, uint32_t full, uint32_t empty, int warp, int lane) {
   const int wg = warp / 4, j = warp % 4;
@@ -753,8 +765,8 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
   for (int64_t u = lo; u < hi; u++) {
     mbarrier_wait(full + 8 * stage, round & 1);
     STAMP_IF(u == lo, LUTMM_WIDE_STAMP_FIRST_DATA);
-    compute_unit<T, BITS, ONE_ROW, TM, NATIVE>(p, at, stages + (size_t)stage * stage_bytes, table_address, lane4, wg, j,
-                                               lane, acc);
+    compute_unit<T, BITS, ONE_ROW, TM, MR, NATIVE>(p, at, stages + (size_t)stage * stage_bytes, table_address, lane4,
+                                                   wg, j, lane, acc);
     STAMP_IF(u == lo, LUTMM_WIDE_STAMP_FIRST_UNIT);
     STAMP_IF(u == hi - 1, LUTMM_WIDE_STAMP_LAST_UNIT);
     if (previous >= 0) {
@@ -802,7 +814,7 @@ __device__ __forceinline__ void consume(const lutmm_cuda_gemm_params &p, int64_t
  * a unit, but that test put an LDC and four branches around the unit's
  * scale reads, ahead of its code words, and Nsight Compute found about
  * 10 % of the stall samples there at M = 128 (H200, 8192 x 28672). */
-template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE, bool CLUSTER>
+template <typename T, int BITS, bool ONE_ROW, int TM, int MR, bool NATIVE, bool CLUSTER>
 __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant__ lutmm_cuda_gemm_params p) {
 #if !LUTMM_HAVE_WGMMA
   __trap(); /* never launched: the probe found no sm_90a code (wgmma.cuh) */
@@ -838,7 +850,7 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
     if (CLUSTER) wait_for_cluster();
   } else {
     registers_claim<CONSUMER_REGISTERS>();
-    consume<T, BITS, ONE_ROW, TM, NATIVE, CLUSTER>(p, lo, hi, stages, table, full, empty, warp, lane);
+    consume<T, BITS, ONE_ROW, TM, MR, NATIVE, CLUSTER>(p, lo, hi, stages, table, full, empty, warp, lane);
     /* the MMA warps only: in the producer warpgroup's 72 registers this
      * stamp made several kernels spill (the producer's end is its last
      * fill) */
@@ -854,50 +866,66 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
  * codes keep the converting kernel, and the unused ones are not built. */
 constexpr int kOneRowNativeMaxBits = 4;
 
-template <typename T, int BITS, bool ONE_ROW, int TM, bool NATIVE, bool CLUSTER>
+/* Kernels whose MMAs multiply 32 rows of X (MR = 32 in 64- and 128-row
+ * tiles, without clusters) stop at 4-bit codes, the widths the planner
+ * gives M = 17..32 on W wider than 1024 columns (lutmm_wide_mma_rows). */
+constexpr int kNarrowMmaMaxBits = LUTMM_WIDE_NARROW_MMA_MAX_BITS;
+
+template <typename T, int BITS, bool ONE_ROW, int TM, int MR, bool NATIVE, bool CLUSTER>
 const void *instance() {
   if constexpr (ONE_ROW && NATIVE && BITS > kOneRowNativeMaxBits) return nullptr;
-  else return (const void *)wide_kernel<T, BITS, ONE_ROW, TM, NATIVE, CLUSTER>;
+  else if constexpr (MR < TM && BITS > kNarrowMmaMaxBits) return nullptr;
+  else return (const void *)wide_kernel<T, BITS, ONE_ROW, TM, MR, NATIVE, CLUSTER>;
 }
 
 /* The instantiation for a code width; NULL for widths past 8 and for the
- * one-row native kernels that are not built. */
-template <typename T, bool ONE_ROW, int TM, bool NATIVE, bool CLUSTER = false>
+ * kernels that are not built. */
+template <typename T, bool ONE_ROW, int TM, int MR, bool NATIVE, bool CLUSTER>
 const void *kernel_for(int bits) {
   switch (bits) {
-    case 1: return instance<T, 1, ONE_ROW, TM, NATIVE, CLUSTER>();
-    case 2: return instance<T, 2, ONE_ROW, TM, NATIVE, CLUSTER>();
-    case 3: return instance<T, 3, ONE_ROW, TM, NATIVE, CLUSTER>();
-    case 4: return instance<T, 4, ONE_ROW, TM, NATIVE, CLUSTER>();
-    case 5: return instance<T, 5, ONE_ROW, TM, NATIVE, CLUSTER>();
-    case 6: return instance<T, 6, ONE_ROW, TM, NATIVE, CLUSTER>();
-    case 7: return instance<T, 7, ONE_ROW, TM, NATIVE, CLUSTER>();
-    case 8: return instance<T, 8, ONE_ROW, TM, NATIVE, CLUSTER>();
+    case 1: return instance<T, 1, ONE_ROW, TM, MR, NATIVE, CLUSTER>();
+    case 2: return instance<T, 2, ONE_ROW, TM, MR, NATIVE, CLUSTER>();
+    case 3: return instance<T, 3, ONE_ROW, TM, MR, NATIVE, CLUSTER>();
+    case 4: return instance<T, 4, ONE_ROW, TM, MR, NATIVE, CLUSTER>();
+    case 5: return instance<T, 5, ONE_ROW, TM, MR, NATIVE, CLUSTER>();
+    case 6: return instance<T, 6, ONE_ROW, TM, MR, NATIVE, CLUSTER>();
+    case 7: return instance<T, 7, ONE_ROW, TM, MR, NATIVE, CLUSTER>();
+    case 8: return instance<T, 8, ONE_ROW, TM, MR, NATIVE, CLUSTER>();
     default: return nullptr;
   }
 }
 
 /* The instantiation for a code width, scale layout, scale dtype (`native`:
- * the compute dtype) and tile (64, 128 or 256 rows); with `cluster`, the
- * kernel of 128 or 256 rows whose clusters add a tile's parts. NULL for a
- * kernel that does not exist: a 64-row cluster one (the planner asks for
- * none: lutmm_wide_cluster_ways) or another tile. */
-template <typename T, int TM, bool CLUSTER>
+ * the compute dtype), tile (64, 128 or 256 rows) and the rows its MMAs
+ * multiply (MR); with `cluster`, the kernel of 128 or 256 rows whose
+ * clusters add a tile's parts. NULL for a kernel that does not exist: a
+ * 64-row cluster one (the planner asks for none: lutmm_wide_cluster_ways),
+ * a cluster or 256-row one of 32 MMA rows, or another tile. */
+template <typename T, int TM, int MR, bool CLUSTER>
 const void *kernel_for(int bits, bool one_row, bool native) {
   if (one_row)
-    return native && bits <= kOneRowNativeMaxBits ? kernel_for<T, true, TM, true, CLUSTER>(bits)
-                                                  : kernel_for<T, true, TM, false, CLUSTER>(bits);
-  return native ? kernel_for<T, false, TM, true, CLUSTER>(bits) : kernel_for<T, false, TM, false, CLUSTER>(bits);
+    return native && bits <= kOneRowNativeMaxBits ? kernel_for<T, true, TM, MR, true, CLUSTER>(bits)
+                                                  : kernel_for<T, true, TM, MR, false, CLUSTER>(bits);
+  return native ? kernel_for<T, false, TM, MR, true, CLUSTER>(bits)
+                : kernel_for<T, false, TM, MR, false, CLUSTER>(bits);
 }
 
 template <typename T>
-const void *kernel_for(int bits, bool one_row, bool native, int tile_m, bool cluster = false) {
+const void *kernel_for(int bits, bool one_row, bool native, int tile_m, int mma_rows, bool cluster = false) {
+  if (mma_rows != tile_m) {
+    if (mma_rows != 32 || cluster) return nullptr;
+    switch (tile_m) {
+      case 64: return kernel_for<T, 64, 32, false>(bits, one_row, native);
+      case 128: return kernel_for<T, 128, 32, false>(bits, one_row, native);
+      default: return nullptr;
+    }
+  }
   switch (tile_m) {
-    case 64: return cluster ? nullptr : kernel_for<T, 64, false>(bits, one_row, native);
-    case 128: return cluster ? kernel_for<T, 128, true>(bits, one_row, native)
-                             : kernel_for<T, 128, false>(bits, one_row, native);
-    case 256: return cluster ? kernel_for<T, 256, true>(bits, one_row, native)
-                             : kernel_for<T, 256, false>(bits, one_row, native);
+    case 64: return cluster ? nullptr : kernel_for<T, 64, 64, false>(bits, one_row, native);
+    case 128: return cluster ? kernel_for<T, 128, 128, true>(bits, one_row, native)
+                             : kernel_for<T, 128, 128, false>(bits, one_row, native);
+    case 256: return cluster ? kernel_for<T, 256, 256, true>(bits, one_row, native)
+                             : kernel_for<T, 256, 256, false>(bits, one_row, native);
     default: return nullptr;
   }
 }
@@ -906,7 +934,8 @@ template <typename T>
 cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t smem) {
   void *args[] = {(void *)p};
   const bool native = p->scale_dtype == (int)compute<T>::kDtype;
-  const void *kernel = kernel_for<T>(p->bits, p->atom_one_group != 0, native, p->tile_m, p->cluster_ways > 1);
+  const void *kernel =
+      kernel_for<T>(p->bits, p->atom_one_group != 0, native, p->tile_m, p->mma_rows, p->cluster_ways > 1);
   if (kernel == nullptr) return cudaErrorInvalidValue; /* a plan the planner never makes */
   const cluster_launch c((unsigned)p->grid, THREADS, smem, stream, p->cluster_ways);
   return cudaLaunchKernelExC(&c.config, kernel, args);
@@ -918,17 +947,18 @@ cudaError_t launch(cudaStream_t stream, const lutmm_cuda_gemm_params *p, size_t 
 template <typename T>
 cudaError_t max_clusters(int ways, size_t smem, int *count) {
   const cluster_launch c((unsigned)ways, THREADS, smem, 0, ways);
-  return cudaOccupancyMaxActiveClusters(count, kernel_for<T>(4, true, false, 256, true), &c.config);
+  return cudaOccupancyMaxActiveClusters(count, kernel_for<T>(4, true, false, 256, 256, true), &c.config);
 }
 
 template <typename T>
 cudaError_t allow_smem(size_t limit) {
   for (int bits = 1; bits <= 8; bits++)
     for (int tile_m = 64; tile_m <= 256; tile_m *= 2)
-      for (int variant = 0; variant < 8; variant++) {
-        /* scale layout, scale dtype and cluster, one bit each */
+      for (int variant = 0; variant < 16; variant++) {
+        /* scale layout, scale dtype, cluster and 32 MMA rows, one bit each */
         const bool one_row = variant & 1, native = variant & 2, cluster = variant & 4;
-        const void *kernel = kernel_for<T>(bits, one_row, native, tile_m, cluster);
+        const int mma_rows = variant & 8 ? 32 : tile_m;
+        const void *kernel = kernel_for<T>(bits, one_row, native, tile_m, mma_rows, cluster);
         if (kernel == nullptr) continue;
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit);
         if (err != cudaSuccess) return err;

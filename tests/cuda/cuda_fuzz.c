@@ -46,8 +46,8 @@ static void random_case(uint64_t *s, long index, gemm_case *c) {
   c->bits = 1 + (int)harness_pick(s, 8);
   c->m = random_m(s);
   /* One case in 16 over W wider than 4096 columns with a short K: on
-   * Hopper the wide kernel's 64-row tiles (up to M = 64, from M = 17, 24
-   * or 25 where wide_takes_few_rows says) take only such W. */
+   * Hopper the wide kernel's 64-row tiles (up to M = 64, from M = 17 or 24
+   * where wide_takes_few_rows says) take only such W. */
   const int wide_w = !column_shapes_only && harness_pick(s, 16) == 0;
   /* One in 16 of the others over a long K and at most 1100 columns: on
    * Hopper, tiles cut among several clusters (lutmm_skinny_cluster_plan),

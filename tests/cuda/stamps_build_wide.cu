@@ -10,5 +10,5 @@
 #include "cuda_ops.h"
 #include "wide_kernel.cuh"
 
-template __global__ void lutmm_kernels::wide::wide_kernel<__half, 4, true, 128, true, false>(
+template __global__ void lutmm_kernels::wide::wide_kernel<__half, 4, true, 128, 128, true, false>(
     const __grid_constant__ lutmm_cuda_gemm_params);

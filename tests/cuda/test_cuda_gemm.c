@@ -224,15 +224,20 @@ static void ragged_slab_rows(harness *h) {
       }
 }
 
-/* Whether the last call ran the wide kernel's tiles of `tile_m` rows (0: another kernel). */
-static void expect_wide_tile(harness *h, const gemm_case *c, int tile_m) {
-  const int ran = lutmm_cuda_state_of(h->cuda)->last_wide_tile_m;
+/* Whether the last call ran the wide kernel's tiles of `tile_m` rows (0:
+ * another kernel) and, unless `mma_rows` is 0, MMAs over that many rows of
+ * X (lutmm_wide_mma_rows). */
+static void expect_wide_launch(harness *h, const gemm_case *c, int tile_m, int mma_rows) {
+  const lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   char name[160];
-  if (ran == tile_m) return;
+  if (s->last_wide_tile_m == tile_m && (mma_rows == 0 || s->last_wide_mma_rows == mma_rows)) return;
   harness_describe(c, name, sizeof name);
-  printf("FAIL %s: ran %d-row wide tiles (expected %d; 0: not the wide kernel)\n", name, ran, tile_m);
+  printf("FAIL %s: ran %d-row wide tiles, MMAs over %d rows (expected %d, %d; 0: not the wide kernel)\n", name,
+         s->last_wide_tile_m, s->last_wide_mma_rows, tile_m, mma_rows);
   failures++;
 }
+
+static void expect_wide_tile(harness *h, const gemm_case *c, int tile_m) { expect_wide_launch(h, c, tile_m, 0); }
 
 /* 33..64 rows of X over W wider than 4096 columns: on Hopper the wide
  * kernel's 64-row tiles, elsewhere the skinny kernel's 64-row launch
@@ -252,6 +257,44 @@ static void rows_33_to_64(harness *h) {
       run_exact_and_bound(h, c);
       expect_wide_tile(h, &c, lutmm_cuda_state_of(h->cuda)->wide ? 64 : 0);
     }
+}
+
+/* M = 17..32 on the wide kernel (LUTMM_CUDA_WIDE_FROM_M=17's setting, so
+ * every code width runs there): 64-row tiles over 4160 columns and 128-row
+ * tiles over 1000, whose MMAs multiply X's first 32 rows for codes of up
+ * to 4 bits (lutmm_wide_mma_rows) and every row of the tile for wider
+ * ones, and for those whose tile a cluster adds (no 32-row kernel); groups
+ * of 32 and 128 (per-slab and one-row kernels), scales in the compute
+ * dtype and not, M = 32 filling the MMA's rows. Then one case with
+ * LUTMM_CUDA_WIDE_MMA_ROWS=tile, which must give the same bits (exact
+ * inputs: both equal the reference's). */
+static void wide_narrow_mma(harness *h) {
+  const int64_t ms[] = {17, 24, 32};
+  uint64_t rng = 41;
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  const int wide_from_m = s->wide_from_m;
+  s->wide_from_m = 17;
+  for (int i = 0; i < 3; i++)
+    for (int bits = 1; bits <= 8; bits++)
+      for (int narrow_w = 0; narrow_w < 2; narrow_w++) {
+        gemm_case c = {bits, ms[i], 384, narrow_w ? 1000 : 4160, (i + bits) % 2 ? 32 : 128, LUTMM_DTYPE_F16,
+                       LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
+        c.x_dtype = (bits + narrow_w) % 2 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+        if (bits % 3 == 0) c.scale_dtype = c.x_dtype;
+        run_exact_and_bound(h, c);
+        const int tile_m = narrow_w ? 128 : 64;
+        const int narrow = bits <= LUTMM_WIDE_NARROW_MMA_MAX_BITS && s->last_wide_cluster_ways == 0;
+        if (s->wide) expect_wide_launch(h, &c, tile_m, narrow ? 32 : tile_m);
+        else expect_wide_tile(h, &c, 0);
+      }
+  gemm_case c = {4, 32, 384, 4160, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 43};
+  kept_run narrow = run_keeping_y(h, &c);
+  s->wide_full_mma = 1;
+  kept_run full = run_keeping_y(h, &c);
+  if (s->wide) expect_wide_launch(h, &c, 64, 64);
+  s->wide_full_mma = 0;
+  expect_same_y(&c, "32 MMA rows and the tile's 64", &narrow, &full);
+  s->wide_from_m = wide_from_m;
 }
 
 /* 17..32 rows of X over weights large enough that every warp of the
@@ -438,8 +481,12 @@ static void shared_reduction_band(harness *h) {
   /* the 12-warp 32-row kernels (change 75): K = 20480 over one 768-column
    * tile per 12 SMs, enough atoms for 12 warps and 12 partials a column
    * (28672 x 8192 on 132 SMs), where the device's shared memory holds a
-   * 12-warp block (lutmm_skinny_warps_for) */
+   * 12-warp block (lutmm_skinny_warps_for); on Hopper the wide kernel would
+   * take these 4-bit M = 32 rows (wide_takes_few_rows), so the skinny
+   * kernel keeps them as LUTMM_CUDA_WIDE_FROM_M=33 does */
   const int64_t n32 = 768 * (s->sm_count / 12 > 0 ? s->sm_count / 12 : 1);
+  const int wide_from_m = s->wide_from_m;
+  s->wide_from_m = 33;
   if (lutmm_skinny_warps_for(4, 4, 1, (20480 / 64) * (n32 / 64), s->sm_count, s->smem_base, s->smem_per_block) ==
       LUTMM_SKINNY_MORE_WARPS) {
     gemm_case deep = {4, 32, 20480, n32, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0,
@@ -453,6 +500,7 @@ static void shared_reduction_band(harness *h) {
   } else {
     printf("shared_reduction_band: the device takes no 12-warp 32-row blocks: that case not run\n");
   }
+  s->wide_from_m = wide_from_m;
   clusters_back(h, &saved);
 }
 
@@ -1217,6 +1265,7 @@ int main(void) {
   shared_reduction(&h);
   ragged_slab_rows(&h);
   rows_33_to_64(&h);
+  wide_narrow_mma(&h);
   skinny_more_warps(&h);
   small_workspace(&h);
   tagged_partials(&h);

@@ -222,11 +222,20 @@ static void check_call(const device_model *d, const lutmm_cuda_state *s, const l
     case LUTMM_CUDA_KERNEL_WIDE:
       PLAN_CHECK(s->wide && m >= 17);
       if (m <= 32) { /* wide_takes_few_rows */
-        const int bits = w->params.bits, from_17 = bits == 1 && p->atom_one_group;
-        const int from_24 = bits == 1 || bits == 2 || bits == 4;
-        PLAN_CHECK(w->params.n <= 1024 || (w->params.n > 4096 && c.choice.tile_m == 64 && (from_17 || (from_24 && m >= 24))));
+        /* the tile rows M = 33..64 would take: 64 wider than 4096 columns, 128 up to that */
+        const int bits = w->params.bits, tile = w->params.n > 4096 ? 64 : 128;
+        const int from_17 = bits == 4 ? tile == 64 : bits == 2 || (bits == 1 && tile == 64 && p->atom_one_group);
+        const int from_24 = bits == 1 ? tile == 64 : bits == 2 || bits == 4;
+        PLAN_CHECK(w->params.n <= 1024 || (c.choice.tile_m == tile && (from_17 || (from_24 && m >= 24))));
       }
       PLAN_CHECK(c.choice.tile_m == 64 || c.choice.tile_m == 128 || c.choice.tile_m == 256);
+      /* the MMAs multiply a tile's rows, or X's 32 where M allows and that
+       * kernel is built (codes of up to 4 bits, tiles of up to 128 rows
+       * without clusters) */
+      if (p->mma_rows != p->tile_m)
+        PLAN_CHECK(p->mma_rows == 32 && m <= 32 && p->tile_m <= 128 && !p->cluster_ways &&
+                   w->params.bits <= LUTMM_WIDE_NARROW_MMA_MAX_BITS);
+      else PLAN_CHECK(s->wide_full_mma || m > 32 || w->params.bits > LUTMM_WIDE_NARROW_MMA_MAX_BITS || p->cluster_ways);
       PLAN_CHECK(c.choice.stages >= 4 && c.choice.stages <= LUTMM_WIDE_MAX_STAGES);
       PLAN_CHECK(c.smem <= s->smem_per_block && c.smem == lutmm_wide_smem_bytes(p->bits, p->tile_m, p->stages));
       PLAN_CHECK(p->grid >= 1 && p->units >= p->grid && p->m_tiles * p->tile_m >= m);
@@ -302,6 +311,10 @@ static void sweep_invariants(void) {
     s.wide_max_parts = fewer_parts[i];
     plans += sweep_state(&h100, &s);
   }
+  /* and with every wide MMA over its tile's rows (LUTMM_CUDA_WIDE_MMA_ROWS=tile) */
+  model_state(&h100, &s);
+  s.wide_full_mma = 1;
+  plans += sweep_state(&h100, &s);
   CHECK(plans > 2700000); /* the sweep ran */
 }
 
@@ -376,10 +389,9 @@ static void expect_hopper(const lutmm_cuda_state *s, int64_t k, int64_t n, int64
   CHECK(model_weights(4, k, n, 128, LUTMM_DTYPE_F16, &w));
   describe(where, sizeof where, &h100, s, &w, m, 0);
   const call_plan c = plan_call(s, &w, m, 0);
-  /* M = 25..32 on W wider than 4096 columns whose 64-row tiles give at
-   * most 32 units an SM (8192 x 8192, 4096 x 14336) take the wide kernel */
-  const int64_t units64 = (n + 511) / 512 * (k / 64);
-  const int few_rows_wide = m >= 25 && n > 4096 && units64 <= 32 * (int64_t)s->sm_count;
+  /* NF4 at M = 17..32 takes the wide kernel on W wider than 4096 columns
+   * (every shape but 14336 x 4096) and from M = 24 on W of 4096 columns */
+  const int few_rows_wide = n > 4096 ? m >= 17 : n > 1024 && m >= 24;
   if (m <= 32 && !few_rows_wide) {
     PLAN_CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_SKINNY && c.launches == 1);
     PLAN_CHECK(c.p[0].column_stream == (s->column_stream && m <= LUTMM_COLUMN_MAX_ROWS));
@@ -390,6 +402,7 @@ static void expect_hopper(const lutmm_cuda_state *s, int64_t k, int64_t n, int64
   }
   const int tile_m = m > 128 ? 256 : m > 64 || n <= 4096 ? 128 : 64;
   PLAN_CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.choice.tile_m == tile_m);
+  PLAN_CHECK(c.p[0].mma_rows == (m <= 32 ? 32 : tile_m)); /* NF4: M = 25..32 above */
 }
 
 static void hopper_choices(void) {
@@ -456,16 +469,19 @@ static void hopper_choices(void) {
       {5, 8192, 1024, 128, 24, 0, 128},
       {8, 8192, 1024, 32, 17, 0, 128},
       {8, 8192, 1024, 32, 16, 0, 0},
-      /* wider than 4096 columns, 2- and 4-bit codes, per-slab scales, from 24 */
-      {4, 8192, 28672, 32, 23, 0, 0},
-      {4, 8192, 28672, 32, 24, 0, 64},
-      {2, 28672, 8192, 16, 32, 0, 64},
-      {3, 8192, 28672, 32, 32, 0, 0},
-      /* and one-row scales from 25 where 64-row tiles give at most 32 units an SM */
-      {4, 8192, 8192, 128, 24, 0, 0},
-      {4, 8192, 8192, 128, 25, 0, 64},
+      /* wider than 4096 columns (change 113): 4-bit codes from 17; 2-bit
+       * ones from 17 too, but with one-row scales only where 64-row tiles
+       * give at most 32 units an SM; 3-bit ones never */
+      {4, 8192, 28672, 32, 16, 0, 0},
+      {4, 8192, 28672, 32, 17, 0, 64},
+      {4, 8192, 28672, 128, 17, 0, 64},
+      {4, 28672, 8192, 64, 32, 0, 64},
+      {2, 28672, 8192, 16, 17, 0, 64},
+      {2, 8192, 8192, 128, 17, 0, 64},
       {2, 4096, 14336, 64, 32, 0, 64},
-      {4, 8192, 28672, 128, 32, 0, 0},
+      {2, 8192, 28672, 128, 32, 0, 0},
+      {2, 28672, 8192, 64, 24, 0, 0},
+      {3, 8192, 28672, 32, 32, 0, 0},
       {3, 8192, 8192, 128, 32, 0, 0},
       /* 1-bit codes wider than 4096 columns: one-row scales from 17
        * everywhere, per-slab ones from 24 where 64-row tiles give at most
@@ -479,10 +495,16 @@ static void hopper_choices(void) {
       /* codes of 5..8 bits wider than 4096 columns: never */
       {5, 8192, 8192, 128, 32, 0, 0},
       {8, 8192, 8192, 32, 32, 0, 0},
-      /* 4096 columns: never */
+      /* 1025..4096 columns (128-row tiles, change 113): 2-bit codes from
+       * 17, 4-bit ones from 24, others never */
+      {2, 4096, 4096, 128, 17, 0, 128},
+      {2, 14336, 4096, 32, 20, 0, 128},
+      {4, 4096, 4096, 32, 23, 0, 0},
+      {4, 4096, 4096, 32, 24, 0, 128},
+      {4, 14336, 4096, 128, 32, 0, 128},
       {1, 4096, 4096, 128, 32, 0, 0},
-      {4, 4096, 4096, 32, 32, 0, 0},
-      {4, 14336, 4096, 128, 32, 0, 0},
+      {3, 4096, 4096, 128, 32, 0, 0},
+      {8, 14336, 4096, 128, 32, 0, 0},
   };
   for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++) {
     CHECK(model_weights(rule[i].bits, rule[i].k, rule[i].n, rule[i].group, LUTMM_DTYPE_F16, &w));
