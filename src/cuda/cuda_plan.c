@@ -307,21 +307,23 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
  *   time (8192 x 1024, every group), whose launch there holds 32-64
  *   blocks;
  * - W wider than 4096 columns (64-row tiles), codes of 4 bits from M = 17:
- *   0.81-0.85x with per-slab scales (groups of 32), 0.82-0.87x with one-row
+ *   0.81-0.85x with per-slab scales (groups of 32), 0.80-0.87x with one-row
  *   scales where the 64-row tiles give at most 32 units a multiprocessor
  *   (8192 x 8192, 4096 x 14336), 0.89-0.96x on the two largest shapes
  *   (54 units);
- * - the same for codes of 2 bits, but with one-row scales on the two
- *   largest shapes, where the wide kernel took 0.94-1.05x (groups of 128
- *   1.00-1.05x) and the skinny kernel stays;
+ * - the same for codes of 2 bits (0.81-0.88x), but not with one-row scales
+ *   where the 64-row tiles give more than 32 units a multiprocessor: on
+ *   the two largest shapes the wide kernel took 0.94-1.02x (8192 x 28672)
+ *   and 0.97-1.05x (28672 x 8192), one round, so the skinny kernel stays;
  * - W of 1025..4096 columns (128-row tiles; 14336 x 4096, 4096 x 4096):
- *   codes of 2 bits from M = 17 (0.89-1.02x, median 0.96), of 4 bits from
- *   M = 24 (0.94-1.01x; at M = 17 0.96-1.05x);
+ *   codes of 2 bits from M = 17 (0.89-1.02x, median 0.95), of 4 bits from
+ *   M = 24 (0.94-1.01x; at M = 17 0.96-1.05x), one round;
  * - 1-bit codes on W wider than 4096 columns with one-row scales from
  *   M = 17 (0.82-0.99x, the largest shapes too); with per-slab scales from
  *   M = 24 where the 64-row tiles give at most 32 units a multiprocessor
  *   (8192 x 8192, 4096 x 14336: 0.90-0.98x at M = 24..32, 0.98-1.01x at
- *   17; 8192 x 28672 took 1.0-1.07x). Measured before the 32-row MMAs.
+ *   17; 8192 x 28672 took 1.0-1.07x). Measured before the 32-row MMAs,
+ *   which 1-bit codes now have too (not timed).
  * 3-bit codes took 0.92-1.13x beside the first case, codes of 5, 6 and 8
  * bits 0.97-1.5x on 8192 x 8192 and 8192 x 28672, before the 32-row MMAs
  * (which 3-bit codes have and were not timed with). */

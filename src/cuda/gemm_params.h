@@ -158,8 +158,9 @@ LUTMM_HD static inline int lutmm_fixup_chunks(int tile_m, int tile_n) {
 /* ---- The wide kernel (Hopper wgmma, M > 32 and some M = 17..32):
  * docs/HEURISTICS.md. Two warpgroups of four MMA warps and a producer
  * warpgroup (one warp of it copies); a tile is tile_m X rows (64, 128 or
- * 256, wgmma's N) × LUTMM_WIDE_TILE_ELEMS / tile_m W columns, so each MMA
- * warpgroup owns four atom columns of a 64-row tile, two of a 128-row tile
+ * 256, wgmma's N, or 32 of them: lutmm_wide_mma_rows) ×
+ * LUTMM_WIDE_TILE_ELEMS / tile_m W columns, so each MMA warpgroup owns
+ * four atom columns of a 64-row tile, two of a 128-row tile
  * or one of a 256-row tile; a unit is one k-atom of a tile. A stage holds
  * the unit's X (rows of 64 k, 128 bytes, in the 128-byte swizzle of TMA and
  * wgmma), its atoms and up to four scale rows; shared memory starts with
@@ -174,8 +175,10 @@ LUTMM_HD static inline int lutmm_wide_tile_n(int tile_m) { return LUTMM_WIDE_TIL
 /* The rows of X each wide MMA multiplies (wgmma's N): 32 where X has at
  * most 32 rows, in 64- and 128-row tiles whose parts no cluster adds, for
  * codes of up to LUTMM_WIDE_NARROW_MMA_MAX_BITS bits (the kernels built
- * for it); else the tile's rows. A tile's rows past M are zeros, so an MMA
- * over all of them spends two or four times the tensor work M needs. */
+ * for it; wider codes take the wide kernel at M = 17..32 only on W of at
+ * most 1024 columns); else the tile's rows. A tile's rows past M are
+ * zeros, so an MMA over all of them spends two or four times the tensor
+ * work M needs. */
 #define LUTMM_WIDE_NARROW_MMA_MAX_BITS 4
 LUTMM_HD static inline int lutmm_wide_mma_rows(int tile_m, int64_t m, int bits, int cluster_ways) {
   return m <= 32 && tile_m <= 128 && bits <= LUTMM_WIDE_NARROW_MMA_MAX_BITS && cluster_ways < 2 ? 32 : tile_m;

@@ -60,13 +60,14 @@ constexpr int PRODUCER_REGISTERS = 72;
 static_assert(2 * 128 * CONSUMER_REGISTERS + 128 * PRODUCER_REGISTERS <= THREADS * LAUNCH_REGISTERS,
               "the block's registers");
 
-/* A tile of TM X rows (wgmma's N: 64, 128 or 256) × N W columns, always
+/* A tile of TM X rows (64, 128 or 256; wgmma's N, but 32 where the MMAs
+ * multiply X's first 32 rows only: mma_accumulators) × N W columns, always
  * LUTMM_WIDE_TILE_ELEMS outputs, so that each MMA thread holds 128 fp32
  * accumulators: four atom columns per warpgroup at 64 rows, two at 128,
  * one at 256. */
 template <int TM>
 struct tile {
-  static_assert(TM == 64 || TM == 128 || TM == 256, "wgmma n64, n128 or n256");
+  static_assert(TM == 64 || TM == 128 || TM == 256, "tiles of 64, 128 or 256 rows");
   static constexpr int N = LUTMM_WIDE_TILE_ELEMS / TM;
   static constexpr int COLS = N / 128; /* atom columns per warpgroup */
   static constexpr int ATOMS = N / 64; /* atoms of a unit */
@@ -867,8 +868,9 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
 constexpr int kOneRowNativeMaxBits = 4;
 
 /* Kernels whose MMAs multiply 32 rows of X (MR = 32 in 64- and 128-row
- * tiles, without clusters) stop at 4-bit codes, the widths the planner
- * gives M = 17..32 on W wider than 1024 columns (lutmm_wide_mma_rows). */
+ * tiles, without clusters) stop at 4-bit codes (lutmm_wide_mma_rows):
+ * wider codes take the wide kernel at M = 17..32 only on W of at most 1024
+ * columns (wide_takes_few_rows), and were not timed with them. */
 constexpr int kNarrowMmaMaxBits = LUTMM_WIDE_NARROW_MMA_MAX_BITS;
 
 template <typename T, int BITS, bool ONE_ROW, int TM, int MR, bool NATIVE, bool CLUSTER>

@@ -302,10 +302,15 @@ static void wide_narrow_mma(harness *h) {
  * planner takes the 12-warp kernel (lutmm_skinny_warps_for; 8192 x 18870 is
  * 37,760 atoms, enough for devices of up to 147 SMs). 295 atom columns
  * leave the last 12-column tile seven twelfths full, its last column
- * ragged. */
+ * ragged. On Hopper the wide kernel would take the 4-bit M = 24 case
+ * (wide_takes_few_rows), so the group keeps M <= 32 on the skinny kernel,
+ * as LUTMM_CUDA_WIDE_FROM_M=33 does. */
 static void skinny_more_warps(harness *h) {
   const int64_t ms[] = {32, 17, 24};
   uint64_t rng = 19;
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  const int wide_from_m = s->wide_from_m;
+  s->wide_from_m = 33;
   for (int bits = 2; bits <= 4; bits++) {
     gemm_case c = {bits, ms[bits - 2], 8192, 18870, bits == 3 ? 64 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
@@ -313,6 +318,7 @@ static void skinny_more_warps(harness *h) {
     c.exact = bits != 2;
     run(h, &c);
   }
+  s->wide_from_m = wide_from_m;
 }
 
 /* A workspace too small for partial tiles forces one block per tile

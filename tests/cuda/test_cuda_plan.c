@@ -402,7 +402,7 @@ static void expect_hopper(const lutmm_cuda_state *s, int64_t k, int64_t n, int64
   }
   const int tile_m = m > 128 ? 256 : m > 64 || n <= 4096 ? 128 : 64;
   PLAN_CHECK(c.choice.kernel == LUTMM_CUDA_KERNEL_WIDE && c.choice.tile_m == tile_m);
-  PLAN_CHECK(c.p[0].mma_rows == (m <= 32 ? 32 : tile_m)); /* NF4: M = 25..32 above */
+  PLAN_CHECK(c.p[0].mma_rows == (m <= 32 ? 32 : tile_m)); /* NF4: M = 17..32 (24..32) above */
 }
 
 static void hopper_choices(void) {
@@ -480,7 +480,9 @@ static void hopper_choices(void) {
       {2, 8192, 8192, 128, 17, 0, 64},
       {2, 4096, 14336, 64, 32, 0, 64},
       {2, 8192, 28672, 128, 32, 0, 0},
+      {2, 8192, 28672, 64, 17, 0, 0},
       {2, 28672, 8192, 64, 24, 0, 0},
+      {4, 8192, 4097, 128, 17, 0, 64},
       {3, 8192, 28672, 32, 32, 0, 0},
       {3, 8192, 8192, 128, 32, 0, 0},
       /* 1-bit codes wider than 4096 columns: one-row scales from 17
@@ -498,7 +500,10 @@ static void hopper_choices(void) {
       /* 1025..4096 columns (128-row tiles, change 113): 2-bit codes from
        * 17, 4-bit ones from 24, others never */
       {2, 4096, 4096, 128, 17, 0, 128},
+      {2, 4096, 1025, 128, 17, 0, 128},
       {2, 14336, 4096, 32, 20, 0, 128},
+      {4, 14336, 4096, 128, 23, 0, 0},
+      {4, 4096, 1025, 64, 24, 0, 128},
       {4, 4096, 4096, 32, 23, 0, 0},
       {4, 4096, 4096, 32, 24, 0, 128},
       {4, 14336, 4096, 128, 32, 0, 128},
