@@ -307,10 +307,10 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
  *   time (8192 x 1024, every group), whose launch there holds 32-64
  *   blocks;
  * - W wider than 4096 columns (64-row tiles), codes of 4 bits from M = 17:
- *   0.81-0.85x with per-slab scales (groups of 32), 0.80-0.87x with one-row
- *   scales where the 64-row tiles give at most 32 units a multiprocessor
- *   (8192 x 8192, 4096 x 14336), 0.89-0.96x on the two largest shapes
- *   (54 units);
+ *   0.81-0.85x at M = 17 with per-slab scales (groups of 32, which took it
+ *   from M = 24 before), 0.80-0.87x with one-row scales where the 64-row
+ *   tiles give at most 32 units a multiprocessor (8192 x 8192, 4096 x
+ *   14336), 0.89-0.96x on the two largest shapes (54 units);
  * - the same for codes of 2 bits (0.81-0.88x), but not with one-row scales
  *   where the 64-row tiles give more than 32 units a multiprocessor: on
  *   the two largest shapes the wide kernel took 0.94-1.02x (8192 x 28672)

@@ -143,7 +143,9 @@ static void shape_grid(harness *h) {
         }
 }
 
-/* Long K and many columns: blocks split tiles' k ranges (Stream-K fixup). */
+/* Long K and many columns: blocks split tiles' k ranges (Stream-K fixup).
+ * On Hopper M = 17's 2-bit case runs the wide kernel (128-row tiles, 32-row
+ * MMAs: wide_takes_few_rows), its 3- and 4-bit ones the skinny kernel. */
 static void stream_k_shapes(harness *h) {
   const int64_t ms[] = {1, 16, 17, 33, 100};
   uint64_t rng = 7;
@@ -263,17 +265,19 @@ static void rows_33_to_64(harness *h) {
  * every code width runs there): 64-row tiles over 4160 columns and 128-row
  * tiles over 1000, whose MMAs multiply X's first 32 rows for codes of up
  * to 4 bits (lutmm_wide_mma_rows) and every row of the tile for wider
- * ones, and for those whose tile a cluster adds (no 32-row kernel); groups
- * of 32 and 128 (per-slab and one-row kernels), scales in the compute
- * dtype and not, M = 32 filling the MMA's rows. Then one case with
- * LUTMM_CUDA_WIDE_MMA_ROWS=tile, which must give the same bits (exact
+ * ones, and for a tile a cluster adds (no 32-row kernel; these shapes
+ * plan none on 132 SMs, and unit_cuda_plan checks that rule); groups of 32
+ * and 128 (per-slab and one-row kernels), scales in the compute dtype and
+ * not, M = 32 filling the MMA's rows. Then one case with 32-row MMAs and
+ * with LUTMM_CUDA_WIDE_MMA_ROWS=tile, which must give the same bits (exact
  * inputs: both equal the reference's). */
 static void wide_narrow_mma(harness *h) {
   const int64_t ms[] = {17, 24, 32};
   uint64_t rng = 41;
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
-  const int wide_from_m = s->wide_from_m;
+  const int wide_from_m = s->wide_from_m, wide_full_mma = s->wide_full_mma;
   s->wide_from_m = 17;
+  s->wide_full_mma = 0;
   for (int i = 0; i < 3; i++)
     for (int bits = 1; bits <= 8; bits++)
       for (int narrow_w = 0; narrow_w < 2; narrow_w++) {
@@ -289,12 +293,13 @@ static void wide_narrow_mma(harness *h) {
       }
   gemm_case c = {4, 32, 384, 4160, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 43};
   kept_run narrow = run_keeping_y(h, &c);
+  if (s->wide) expect_wide_launch(h, &c, 64, 32);
   s->wide_full_mma = 1;
   kept_run full = run_keeping_y(h, &c);
   if (s->wide) expect_wide_launch(h, &c, 64, 64);
-  s->wide_full_mma = 0;
   expect_same_y(&c, "32 MMA rows and the tile's 64", &narrow, &full);
   s->wide_from_m = wide_from_m;
+  s->wide_full_mma = wide_full_mma;
 }
 
 /* 17..32 rows of X over weights large enough that every warp of the

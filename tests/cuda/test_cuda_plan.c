@@ -222,10 +222,14 @@ static void check_call(const device_model *d, const lutmm_cuda_state *s, const l
     case LUTMM_CUDA_KERNEL_WIDE:
       PLAN_CHECK(s->wide && m >= 17);
       if (m <= 32) { /* wide_takes_few_rows */
-        /* the tile rows M = 33..64 would take: 64 wider than 4096 columns, 128 up to that */
-        const int bits = w->params.bits, tile = w->params.n > 4096 ? 64 : 128;
-        const int from_17 = bits == 4 ? tile == 64 : bits == 2 || (bits == 1 && tile == 64 && p->atom_one_group);
-        const int from_24 = bits == 1 ? tile == 64 : bits == 2 || bits == 4;
+        /* the tile rows M = 33..64 would take: 64 wider than 4096 columns,
+         * 128 up to that; `few`: 64-row tiles give at most 32 units an SM */
+        const int bits = w->params.bits, tile = w->params.n > 4096 ? 64 : 128, one_row = p->atom_one_group;
+        const int few = (p->n_atoms + 7) / 8 * p->k_atoms <= 32 * (int64_t)s->sm_count;
+        const int from_17 = bits == 4   ? tile == 64
+                            : bits == 2 ? tile == 128 || !one_row || few
+                                        : bits == 1 && tile == 64 && one_row;
+        const int from_24 = bits == 1 ? tile == 64 && few : bits == 4;
         PLAN_CHECK(w->params.n <= 1024 || (c.choice.tile_m == tile && (from_17 || (from_24 && m >= 24))));
       }
       PLAN_CHECK(c.choice.tile_m == 64 || c.choice.tile_m == 128 || c.choice.tile_m == 256);
@@ -481,6 +485,8 @@ static void hopper_choices(void) {
       {2, 4096, 14336, 64, 32, 0, 64},
       {2, 8192, 28672, 128, 32, 0, 0},
       {2, 8192, 28672, 64, 17, 0, 0},
+      {2, 8448, 16384, 128, 17, 0, 64}, /* 32 x 132 units: at most 32 an SM */
+      {2, 8448, 16385, 128, 17, 0, 0},  /* 33 x 132 */
       {2, 28672, 8192, 64, 24, 0, 0},
       {4, 8192, 4097, 128, 17, 0, 64},
       {3, 8192, 28672, 32, 32, 0, 0},
