@@ -21,7 +21,7 @@ typedef struct tally {
   long cases, exact, bound, failures;
   long m_bins[5], bits[9], x_dtype[3], whole_column, tiny, wide_w, deep_k, column_w;
   long column_launches[9]; /* cases whose launch took the column-stream kernel, by M (1..8) */
-  long skinny_rows;        /* M = 17..32 over N above 1024 kept off the wide kernel (keeps_skinny_rows) */
+  long skinny_rows;        /* cases held to LUTMM_CUDA_WIDE_FROM_M=33's setting (keeps_skinny_rows) */
   long long max_m, max_k, max_n;
 } tally;
 
@@ -93,9 +93,11 @@ static void random_case(uint64_t *s, long index, gemm_case *c) {
 /* Half the cases of M = 17..32 over more than 1024 columns (those of odd
  * seed) keep those rows off the wide kernel (LUTMM_CUDA_WIDE_FROM_M=33's
  * setting, unless that variable sets another): on Hopper the planner gives
- * most such draws of 2- and 4-bit codes the wide kernel (wide_takes_few_rows:
- * the draws' W give few units), while real shapes (NF2 with one-row scales on
- * 8192 x 28672, NF4 at M = 17..23 on 4096 columns) keep the skinny kernel. */
+ * most such draws of 1-, 2- and 4-bit codes the wide kernel
+ * (wide_takes_few_rows; the draws' short K gives few units, which decides
+ * 2-bit one-row and 1-bit per-slab codes), while real shapes (NF2 with
+ * one-row scales on 8192 x 28672, NF4 at M = 17..23 on 4096 columns) keep
+ * the skinny kernel. */
 static int keeps_skinny_rows(const gemm_case *c) { return c->m >= 17 && c->m <= 32 && c->n > 1024 && (c->seed & 1); }
 
 static void count(tally *t, const gemm_case *c) {
@@ -125,7 +127,7 @@ static void report(const tally *t, double seconds) {
   printf("; x fp16 %ld bf16 %ld; whole-column groups %ld; tiny scales %ld; N over 4096 %ld; K of 2048 and more %ld; "
          "M <= 8 over N of 2048..4096 %ld\n",
          t->x_dtype[1], t->x_dtype[2], t->whole_column, t->tiny, t->wide_w, t->deep_k, t->column_w);
-  printf("M = 17..32 over N above 1024 kept on the skinny kernel: %ld\n", t->skinny_rows);
+  printf("M = 17..32 over N above 1024 held to the wide kernel's M > 32: %ld\n", t->skinny_rows);
   printf("column-stream kernel taken, by M:");
   for (int m = 1; m <= 8; m++) printf(" %d:%ld", m, t->column_launches[m]);
   printf("\n");
