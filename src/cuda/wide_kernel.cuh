@@ -72,6 +72,7 @@ struct tile {
   static constexpr int COLS = N / 128; /* atom columns per warpgroup */
   static constexpr int ATOMS = N / 64; /* atoms of a unit */
   static constexpr int ACC = TM / 2;   /* fp32 accumulators per thread and column */
+  static constexpr uint32_t SCALE_ROW = N * 4; /* a stage's scale row: N stored scales of up to 4 bytes */
 };
 
 /* A stage: X (TM rows of 64 k, 128 bytes each, 16-byte chunk c of row r at
@@ -86,7 +87,7 @@ struct stage_layout {
   static constexpr uint32_t W = X_BYTES;
   static constexpr uint32_t ATOM = 512u * BITS;
   static constexpr uint32_t SCALES = W + tile<TM>::ATOMS * ATOM;
-  static constexpr uint32_t ROW = tile<TM>::N * 4;
+  static constexpr uint32_t ROW = tile<TM>::SCALE_ROW;
 };
 
 /* X of unit s into the stage, element by element, by the producer warp:
@@ -149,7 +150,6 @@ __device__ __forceinline__ void copy_scale_rows(const lutmm_cuda_gemm_params &p,
   constexpr int VECTORS = (tile<TM>::N << LOG2_ELEM) / 16; /* 16-byte vectors a row: 16 to 128 */
   constexpr int LANES = VECTORS < 32 ? VECTORS : 32;        /* lanes a row */
   constexpr int PASS_ROWS = 32 / LANES;                    /* rows a pass of the warp covers */
-  constexpr uint32_t ROW_BYTES = tile<TM>::N * 4;          /* a stage's scale row: stage_layout's ROW */
   const int count = ONE_ROW ? 1 : unit_scale_rows(p, s);
   const int64_t first_col = s.nt * tile<TM>::N;
   const uint8_t *first = (const uint8_t *)p.scales + ((scale_row(p, s.it * 64) * p.n_pad + first_col) << LOG2_ELEM);
@@ -161,7 +161,7 @@ __device__ __forceinline__ void copy_scale_rows(const lutmm_cuda_gemm_params &p,
     const uint8_t *row = first + (r + sub) * row_bytes;
 #pragma unroll
     for (int c = c0; c < VECTORS; c += LANES)
-      cp_async16_or_zero(dst + (r + sub) * ROW_BYTES + c * 16, row + c * 16,
+      cp_async16_or_zero(dst + (r + sub) * tile<TM>::SCALE_ROW + c * 16, row + c * 16,
                          first_col + (c << (4 - LOG2_ELEM)) < p.n_pad, p.scales);
   }
 }
@@ -868,15 +868,14 @@ __global__ void __launch_bounds__(THREADS, 1) wide_kernel(const __grid_constant_
 constexpr int kOneRowNativeMaxBits = 4;
 
 /* Kernels whose MMAs multiply 32 rows of X (MR = 32 in 64- and 128-row
- * tiles, without clusters) stop at 4-bit codes (lutmm_wide_mma_rows):
- * wider codes take the wide kernel at M = 17..32 only on W of at most 1024
- * columns (wide_takes_few_rows), and were not timed with them. */
-constexpr int kNarrowMmaMaxBits = LUTMM_WIDE_NARROW_MMA_MAX_BITS;
-
+ * tiles, without clusters) stop at LUTMM_WIDE_NARROW_MMA_MAX_BITS, 4-bit
+ * codes (lutmm_wide_mma_rows): wider codes take the wide kernel at
+ * M = 17..32 only on W of at most 1024 columns (wide_takes_few_rows), and
+ * were not timed with them. */
 template <typename T, int BITS, bool ONE_ROW, int TM, int MR, bool NATIVE, bool CLUSTER>
 const void *instance() {
   if constexpr (ONE_ROW && NATIVE && BITS > kOneRowNativeMaxBits) return nullptr;
-  else if constexpr (MR < TM && BITS > kNarrowMmaMaxBits) return nullptr;
+  else if constexpr (MR < TM && BITS > LUTMM_WIDE_NARROW_MMA_MAX_BITS) return nullptr;
   else return (const void *)wide_kernel<T, BITS, ONE_ROW, TM, MR, NATIVE, CLUSTER>;
 }
 

@@ -102,6 +102,18 @@ static int column_stream_off(harness *h) {
 
 static void column_stream_back(harness *h, int was) { lutmm_cuda_state_of(h->cuda)->column_stream = was; }
 
+/* The wide kernel held to M > 32 (LUTMM_CUDA_WIDE_FROM_M=33's setting),
+ * where a group tests the skinny kernel at rows wide_takes_few_rows would
+ * give the wide kernel on Hopper, and put back. */
+static int wide_rows_above_32(harness *h) {
+  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
+  const int was = s->wide_from_m;
+  s->wide_from_m = 33;
+  return was;
+}
+
+static void wide_rows_back(harness *h, int was) { lutmm_cuda_state_of(h->cuda)->wide_from_m = was; }
+
 static saved_clusters clusters_off(harness *h) {
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
   saved_clusters saved;
@@ -195,9 +207,7 @@ static void deep_columns(harness *h) {
 static void shared_reduction(harness *h) {
   const int64_t ms[] = {3, 8, 16, 32};
   uint64_t rng = 23;
-  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
-  const int wide_from_m = s->wide_from_m;
-  s->wide_from_m = 33;
+  const int wide_from_m = wide_rows_above_32(h);
   const saved_clusters saved = clusters_off(h);
   for (int i = 0; i < 4; i++)
     for (int bits = 1; bits <= 4; bits++) {
@@ -207,7 +217,7 @@ static void shared_reduction(harness *h) {
       run_exact_and_bound(h, c);
     }
   clusters_back(h, &saved);
-  s->wide_from_m = wide_from_m;
+  wide_rows_back(h, wide_from_m);
 }
 
 /* Groups of 16 and 32 over a K that ends inside an atom: the skinny kernel
@@ -269,8 +279,8 @@ static void rows_33_to_64(harness *h) {
  * plan none on 132 SMs, and unit_cuda_plan checks that rule); groups of 32
  * and 128 (per-slab and one-row kernels), scales in the compute dtype and
  * not, M = 32 filling the MMA's rows. Then one case with 32-row MMAs and
- * with LUTMM_CUDA_WIDE_MMA_ROWS=tile, which must give the same bits (exact
- * inputs: both equal the reference's). */
+ * again with LUTMM_CUDA_WIDE_MMA_ROWS=tile, whose MMAs take the tile's 64
+ * (exact inputs, so both must give the reference's bits). */
 static void wide_narrow_mma(harness *h) {
   const int64_t ms[] = {17, 24, 32};
   uint64_t rng = 41;
@@ -292,12 +302,11 @@ static void wide_narrow_mma(harness *h) {
         else expect_wide_tile(h, &c, 0);
       }
   gemm_case c = {4, 32, 384, 4160, 32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 43};
-  kept_run narrow = run_keeping_y(h, &c);
+  run(h, &c);
   if (s->wide) expect_wide_launch(h, &c, 64, 32);
   s->wide_full_mma = 1;
-  kept_run full = run_keeping_y(h, &c);
+  run(h, &c);
   if (s->wide) expect_wide_launch(h, &c, 64, 64);
-  expect_same_y(&c, "32 MMA rows and the tile's 64", &narrow, &full);
   s->wide_from_m = wide_from_m;
   s->wide_full_mma = wide_full_mma;
 }
@@ -313,9 +322,7 @@ static void wide_narrow_mma(harness *h) {
 static void skinny_more_warps(harness *h) {
   const int64_t ms[] = {32, 17, 24};
   uint64_t rng = 19;
-  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
-  const int wide_from_m = s->wide_from_m;
-  s->wide_from_m = 33;
+  const int wide_from_m = wide_rows_above_32(h);
   for (int bits = 2; bits <= 4; bits++) {
     gemm_case c = {bits, ms[bits - 2], 8192, 18870, bits == 3 ? 64 : 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16,
                    LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
@@ -323,7 +330,7 @@ static void skinny_more_warps(harness *h) {
     c.exact = bits != 2;
     run(h, &c);
   }
-  s->wide_from_m = wide_from_m;
+  wide_rows_back(h, wide_from_m);
 }
 
 /* A workspace too small for partial tiles forces one block per tile
@@ -496,8 +503,7 @@ static void shared_reduction_band(harness *h) {
    * take these 4-bit M = 32 rows (wide_takes_few_rows), so the skinny
    * kernel keeps them as LUTMM_CUDA_WIDE_FROM_M=33 does */
   const int64_t n32 = 768 * (s->sm_count / 12 > 0 ? s->sm_count / 12 : 1);
-  const int wide_from_m = s->wide_from_m;
-  s->wide_from_m = 33;
+  const int wide_from_m = wide_rows_above_32(h);
   if (lutmm_skinny_warps_for(4, 4, 1, (20480 / 64) * (n32 / 64), s->sm_count, s->smem_base, s->smem_per_block) ==
       LUTMM_SKINNY_MORE_WARPS) {
     gemm_case deep = {4, 32, 20480, n32, 128, LUTMM_DTYPE_F16, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0,
@@ -511,7 +517,7 @@ static void shared_reduction_band(harness *h) {
   } else {
     printf("shared_reduction_band: the device takes no 12-warp 32-row blocks: that case not run\n");
   }
-  s->wide_from_m = wide_from_m;
+  wide_rows_back(h, wide_from_m);
   clusters_back(h, &saved);
 }
 
