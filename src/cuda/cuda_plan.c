@@ -300,43 +300,37 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
 
 /* Whether the wide kernel takes M = 17..32 rows, where the skinny kernel
  * otherwise does: where it measured faster on the H200 (docs/PERF.md,
- * changes 104, 105 and 113; M = 17 to 32, the wide kernel's tiles as at
- * M = 33..64, its MMAs over X's first 32 rows for codes of up to 4 bits,
- * lutmm_wide_mma_rows):
+ * changes 104, 105, 113 and 115; M = 17 to 32, the wide kernel's tiles as
+ * at M = 33..64, its MMAs over X's first 32 rows for codes of up to 4
+ * bits, lutmm_wide_mma_rows):
  * - W of at most 1024 columns, every code width: 0.76-0.97x the skinny
  *   time (8192 x 1024, every group), whose launch there holds 32-64
  *   blocks;
+ * - 1-bit codes everywhere: 0.75-0.92x at M = 17 and 32 on the five large
+ *   shapes and 4096 x 4096, every group (two rounds, change 115);
  * - W wider than 4096 columns (64-row tiles), codes of 4 bits from M = 17:
  *   0.81-0.85x at M = 17 with per-slab scales (groups of 32, which took it
  *   from M = 24 before), 0.80-0.87x with one-row scales where the 64-row
  *   tiles give at most 32 units a multiprocessor (8192 x 8192, 4096 x
  *   14336), 0.89-0.96x on the two largest shapes (54 units);
- * - the same for codes of 2 bits (0.81-0.88x), but not with one-row scales
- *   where the 64-row tiles give more than 32 units a multiprocessor: on
- *   the two largest shapes the wide kernel took 0.94-1.02x (8192 x 28672)
- *   and 0.97-1.05x (28672 x 8192), one round, so the skinny kernel stays;
+ * - the same for codes of 2 and 3 bits (2-bit 0.81-0.88x, 3-bit
+ *   0.79-0.97x), but not with one-row scales where the 64-row tiles give
+ *   more than 32 units a multiprocessor: on the two largest shapes the
+ *   wide kernel took 2-bit codes 0.94-1.05x and 3-bit ones 1.06-1.15x;
  * - W of 1025..4096 columns (128-row tiles; 14336 x 4096, 4096 x 4096):
- *   codes of 2 bits from M = 17 (0.89-1.02x, median 0.95), of 4 bits from
- *   M = 24 (0.94-1.01x; at M = 17 0.96-1.05x), one round;
- * - 1-bit codes on W wider than 4096 columns with one-row scales from
- *   M = 17 (0.82-0.99x, the largest shapes too); with per-slab scales from
- *   M = 24 where the 64-row tiles give at most 32 units a multiprocessor
- *   (8192 x 8192, 4096 x 14336: 0.90-0.98x at M = 24..32, 0.98-1.01x at
- *   17; 8192 x 28672 took 1.0-1.07x). Measured before the 32-row MMAs,
- *   which 1-bit codes now have too (not timed).
- * 3-bit codes took 0.92-1.13x beside the first case, codes of 5, 6 and 8
- * bits 0.97-1.5x on 8192 x 8192 and 8192 x 28672, before the 32-row MMAs
- * (which 3-bit codes have and were not timed with). */
+ *   codes of 2 and 3 bits from M = 17 (2-bit 0.89-1.02x, median 0.95;
+ *   3-bit 0.93-1.01x, median 0.97), of 4 bits from M = 24 (0.94-1.01x; at
+ *   M = 17 0.96-1.05x).
+ * Codes of 5, 6 and 8 bits took 0.97-1.5x on 8192 x 8192 and 8192 x
+ * 28672, with the tile's MMA rows, which they still have. */
 static int wide_takes_few_rows(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
   const int64_t m = p->m, n = p->n, tile_atoms = lutmm_wide_tile_n(64) / 64;
   if (m < 17) return 0;
-  if (n <= 1024) return 1;
+  if (n <= 1024 || p->bits == 1) return 1;
+  if (p->bits > 4) return 0;
+  if (n <= 4096) return p->bits != 4 || m >= 24;
   const int64_t units = (p->n_atoms + tile_atoms - 1) / tile_atoms * p->k_atoms; /* of 64-row tiles */
-  const int few_units = units <= 32 * (int64_t)s->sm_count;
-  if (p->bits == 1) return n > 4096 && (p->atom_one_group || (m >= 24 && few_units));
-  if (p->bits != 2 && p->bits != 4) return 0;
-  if (n <= 4096) return p->bits == 2 || m >= 24;
-  return p->bits == 4 || !p->atom_one_group || few_units;
+  return p->bits == 4 || !p->atom_one_group || units <= 32 * (int64_t)s->sm_count;
 }
 
 /* The wide kernel (Hopper wgmma), where the device runs its sm_90a code,

@@ -501,13 +501,10 @@ LUTMM_HD static inline lutmm_skinny_layout lutmm_skinny_layout_at(uint32_t base,
 #define LUTMM_COLUMN_MAX_ROWS 4
 #define LUTMM_COLUMN_X_ROW_BYTES 128u /* a carried row of X in a slot */
 /* Whether the column-stream kernel of `rows` rows exists for these codes:
- * 1 and 2 rows with one-row scales or per-slab ones up to
- * LUTMM_COLUMN_STREAM_SLAB_BITS, 4 rows for one-row codes of 2 bits and
- * more (per-slab 4-row kernels spilled 44-100 B and ran 9-19 % slower,
- * change 77; the 1-bit one spills 20 B, change 90). */
-#define LUTMM_COLUMN_STREAM_SLAB_BITS 6 /* widest code it takes with per-slab scales */
-#define LUTMM_COLUMN_KERNEL_EXISTS(bits, one_row, rows)                                                         \
-  ((rows) <= 2 ? ((one_row) || (bits) <= LUTMM_COLUMN_STREAM_SLAB_BITS) : ((one_row) && (bits) >= 2))
+ * 1 and 2 rows for every code width and scale, 4 rows for one-row codes of
+ * 2 bits and more (per-slab 4-row kernels spilled 44-100 B and ran 9-19 %
+ * slower, change 77; the 1-bit one spills 20 B, change 90). */
+#define LUTMM_COLUMN_KERNEL_EXISTS(bits, one_row, rows) ((rows) <= 2 || ((one_row) && (bits) >= 2))
 /* Where vector c (k 8c..8c + 7) of carried row r lies in a slot's X part:
  * vector c ^ r of the row's 128 bytes, so that the rows one ldmatrix reads
  * fall in distinct banks (an XOR below 4 leaves the +64 bytes of a slab

@@ -226,11 +226,9 @@ static void check_call(const device_model *d, const lutmm_cuda_state *s, const l
          * 128 up to that; `few`: 64-row tiles give at most 32 units an SM */
         const int bits = w->params.bits, tile = w->params.n > 4096 ? 64 : 128, one_row = p->atom_one_group;
         const int few = (p->n_atoms + 7) / 8 * p->k_atoms <= 32 * (int64_t)s->sm_count;
-        const int from_17 = bits == 4   ? tile == 64
-                            : bits == 2 ? tile == 128 || !one_row || few
-                                        : bits == 1 && tile == 64 && one_row;
-        const int from_24 = bits == 1 ? tile == 64 && few : bits == 4;
-        PLAN_CHECK(w->params.n <= 1024 || (c.choice.tile_m == tile && (from_17 || (from_24 && m >= 24))));
+        const int from_17 = bits == 1 || (bits == 4 && tile == 64) ||
+                            ((bits == 2 || bits == 3) && (tile == 128 || !one_row || few));
+        PLAN_CHECK(w->params.n <= 1024 || (c.choice.tile_m == tile && (from_17 || (bits == 4 && m >= 24))));
       }
       PLAN_CHECK(c.choice.tile_m == 64 || c.choice.tile_m == 128 || c.choice.tile_m == 256);
       /* the MMAs multiply a tile's rows, or X's 32 where M allows and that
@@ -440,7 +438,7 @@ static void hopper_choices(void) {
        * and 89): 2- and 3-bit codes on 448 atom columns (the skinny
        * kernel's before change 87), per-slab 5- and 6-bit codes on 448,
        * one-row 5-bit on 16, the 12-warp 7-bit blocks on 4096 x 4096
-       * (2,048 units); not per-slab 7-bit codes (no kernel) */
+       * (2,048 units), per-slab 7- and 8-bit codes (change 114) */
       {3, 8192, 28672, 128, 1, 1, 0},
       {2, 8192, 28672, 128, 2, 1, 0},
       {8, 8192, 28672, 128, 1, 1, 0},
@@ -448,7 +446,8 @@ static void hopper_choices(void) {
       {6, 8192, 28672, 32, 2, 1, 0},
       {5, 8192, 1024, 128, 2, 1, 0},
       {7, 4096, 4096, 128, 2, 1, 0},
-      {7, 8192, 28672, 32, 1, 0, 0},
+      {7, 8192, 28672, 32, 1, 1, 0},
+      {8, 4096, 4096, 32, 2, 1, 0},
       /* M = 3..4: one-row codes from 32 atom columns (4-bit on 8192 x
        * 1024, 16 columns, at M = 2 but not 4); 2- and 3-bit ones since
        * change 90, 1-bit ones not (no 4-row kernel); 12-warp 7-bit blocks
@@ -473,9 +472,9 @@ static void hopper_choices(void) {
       {5, 8192, 1024, 128, 24, 0, 128},
       {8, 8192, 1024, 32, 17, 0, 128},
       {8, 8192, 1024, 32, 16, 0, 0},
-      /* wider than 4096 columns (change 113): 4-bit codes from 17; 2-bit
-       * ones from 17 too, but with one-row scales only where 64-row tiles
-       * give at most 32 units an SM; 3-bit ones never */
+      /* wider than 4096 columns (changes 113 and 115): 4-bit codes from
+       * 17; 2- and 3-bit ones from 17 too, but with one-row scales only
+       * where 64-row tiles give at most 32 units an SM */
       {4, 8192, 28672, 32, 16, 0, 0},
       {4, 8192, 28672, 32, 17, 0, 64},
       {4, 8192, 28672, 128, 17, 0, 64},
@@ -489,22 +488,22 @@ static void hopper_choices(void) {
       {2, 8448, 16385, 128, 17, 0, 0},  /* 33 x 132 */
       {2, 28672, 8192, 64, 24, 0, 0},
       {4, 8192, 4097, 128, 17, 0, 64},
-      {3, 8192, 28672, 32, 32, 0, 0},
-      {3, 8192, 8192, 128, 32, 0, 0},
-      /* 1-bit codes wider than 4096 columns: one-row scales from 17
-       * everywhere, per-slab ones from 24 where 64-row tiles give at most
-       * 32 units an SM */
+      {3, 8192, 28672, 32, 17, 0, 64},
+      {3, 8192, 8192, 128, 17, 0, 64},
+      {3, 4096, 14336, 64, 32, 0, 64},
+      {3, 8192, 28672, 128, 32, 0, 0},
+      {3, 28672, 8192, 64, 17, 0, 0},
+      /* 1-bit codes: from 17 everywhere (change 115) */
       {1, 8192, 28672, 128, 16, 0, 0},
       {1, 8192, 28672, 128, 17, 0, 64},
       {1, 28672, 8192, 64, 24, 0, 64},
-      {1, 8192, 8192, 32, 23, 0, 0},
-      {1, 8192, 8192, 32, 24, 0, 64},
-      {1, 8192, 28672, 32, 32, 0, 0},
+      {1, 8192, 8192, 32, 17, 0, 64},
+      {1, 8192, 28672, 32, 17, 0, 64},
       /* codes of 5..8 bits wider than 4096 columns: never */
       {5, 8192, 8192, 128, 32, 0, 0},
       {8, 8192, 8192, 32, 32, 0, 0},
-      /* 1025..4096 columns (128-row tiles, change 113): 2-bit codes from
-       * 17, 4-bit ones from 24, others never */
+      /* 1025..4096 columns (128-row tiles, changes 113 and 115): 1-, 2-
+       * and 3-bit codes from 17, 4-bit ones from 24, wider ones never */
       {2, 4096, 4096, 128, 17, 0, 128},
       {2, 4096, 1025, 128, 17, 0, 128},
       {2, 14336, 4096, 32, 20, 0, 128},
@@ -513,8 +512,9 @@ static void hopper_choices(void) {
       {4, 4096, 4096, 32, 23, 0, 0},
       {4, 4096, 4096, 32, 24, 0, 128},
       {4, 14336, 4096, 128, 32, 0, 128},
-      {1, 4096, 4096, 128, 32, 0, 0},
-      {3, 4096, 4096, 128, 32, 0, 0},
+      {1, 4096, 4096, 128, 17, 0, 128},
+      {3, 4096, 4096, 128, 17, 0, 128},
+      {3, 14336, 4096, 32, 16, 0, 0},
       {8, 14336, 4096, 128, 32, 0, 0},
   };
   for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++) {

@@ -605,11 +605,12 @@ static void column_stream_rule(void) {
   CHECK(lutmm_column_rows(1, 240, 12) == 1 && lutmm_column_rows(1, 241, 12) == 2);
   CHECK(lutmm_column_rows(2, 1, 16) == 2 && lutmm_column_rows(3, 1, 16) == 4 && lutmm_column_rows(4, 448, 16) == 4);
   CHECK(LUTMM_COLUMN_MAX_ROWS == 4 && LUTMM_COLUMN_SLOT_BYTES(4, 1) == LUTMM_SKINNY_SLOT_BYTES(4));
-  /* four rows: one-row codes of 2 bits and up; one and two: any one-row
-   * codes, per-slab ones up to 6 bits */
+  /* four rows: one-row codes of 2 bits and up; one and two: every code
+   * width and scale (7- and 8-bit per-slab ones since change 114) */
   CHECK(LUTMM_COLUMN_KERNEL_EXISTS(2, 1, 4) && LUTMM_COLUMN_KERNEL_EXISTS(8, 1, 4));
   CHECK(!LUTMM_COLUMN_KERNEL_EXISTS(1, 1, 4) && !LUTMM_COLUMN_KERNEL_EXISTS(4, 0, 4));
-  CHECK(LUTMM_COLUMN_KERNEL_EXISTS(6, 0, 2) && !LUTMM_COLUMN_KERNEL_EXISTS(7, 0, 2) && LUTMM_COLUMN_KERNEL_EXISTS(1, 1, 1));
+  CHECK(LUTMM_COLUMN_KERNEL_EXISTS(6, 0, 2) && LUTMM_COLUMN_KERNEL_EXISTS(7, 0, 2) && LUTMM_COLUMN_KERNEL_EXISTS(8, 0, 1));
+  CHECK(LUTMM_COLUMN_KERNEL_EXISTS(1, 1, 1) && LUTMM_COLUMN_KERNEL_EXISTS(1, 0, 2));
   CHECK(LUTMM_COLUMN_SLOT_BYTES(4, 4) == 2048u + 4u * 128u);
   /* M = 1..2: every code width and scale on any W, few units a warp
    * included (changes 87 and 89) */
