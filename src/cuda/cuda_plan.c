@@ -316,13 +316,16 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
  * - the same for codes of 2 and 3 bits (2-bit 0.81-0.88x, 3-bit
  *   0.79-0.97x), but not with one-row scales where the 64-row tiles give
  *   more than 32 units a multiprocessor: on the two largest shapes the
- *   wide kernel took 2-bit codes 0.94-1.05x and 3-bit ones 1.06-1.15x;
+ *   wide kernel took 2-bit codes 0.94-1.04x (median 1.00, two rounds) and
+ *   3-bit ones 1.06-1.15x;
  * - W of 1025..4096 columns (128-row tiles; 14336 x 4096, 4096 x 4096):
  *   codes of 2 and 3 bits from M = 17 (2-bit 0.89-1.02x, median 0.95;
  *   3-bit 0.93-1.01x, median 0.97), of 4 bits from M = 24 (0.94-1.01x; at
  *   M = 17 0.96-1.05x).
- * Codes of 5, 6 and 8 bits took 0.97-1.5x on 8192 x 8192 and 8192 x
- * 28672, with the tile's MMA rows, which they still have. */
+ * Codes of 5..8 bits keep the skinny kernel on W wider than 1024 columns:
+ * 5-, 6- and 8-bit ones took 0.97-1.5x on 8192 x 8192 and 8192 x 28672
+ * with the tile's MMA rows, which they still have (7-bit ones were timed
+ * on 8192 x 1024 only). */
 static int wide_takes_few_rows(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
   const int64_t m = p->m, n = p->n, tile_atoms = lutmm_wide_tile_n(64) / 64;
   if (m < 17) return 0;

@@ -93,11 +93,10 @@ static void random_case(uint64_t *s, long index, gemm_case *c) {
 /* Half the cases of M = 17..32 over more than 1024 columns (those of odd
  * seed) keep those rows off the wide kernel (LUTMM_CUDA_WIDE_FROM_M=33's
  * setting, unless that variable sets another): on Hopper the planner gives
- * most such draws of 1-, 2- and 4-bit codes the wide kernel
- * (wide_takes_few_rows; the draws' short K gives few units, which decides
- * 2-bit one-row and 1-bit per-slab codes), while real shapes (NF2 with
- * one-row scales on 8192 x 28672, NF4 at M = 17..23 on 4096 columns) keep
- * the skinny kernel. */
+ * most such draws of 1..4-bit codes the wide kernel (wide_takes_few_rows;
+ * the draws' short K gives few units, which decides 2- and 3-bit one-row
+ * codes), while real shapes (NF2 and NF3 with one-row scales on 8192 x
+ * 28672, NF4 at M = 17..23 on 4096 columns) keep the skinny kernel. */
 static int keeps_skinny_rows(const gemm_case *c) { return c->m >= 17 && c->m <= 32 && c->n > 1024 && (c->seed & 1); }
 
 static void count(tally *t, const gemm_case *c) {

@@ -1132,9 +1132,12 @@ static int column_cases(harness *h, const lutmm_cuda_state *s, const char *group
  * rows as the fetcher copies them (change 92): fp32 groups of 32 (every
  * lane a vector) at M = 1 and, with 5-bit codes, at M = 2, groups of 16
  * over K = 4112 (the last atom a quarter inside K: the general copy for it
- * alone), and cases the rules leave to the
- * skinny kernel: 8-bit codes in groups of 32 on 4096 columns, per-slab
- * scales at M = 4, 1-bit codes at M = 4, M = 5.
+ * alone), per-slab 7- and 8-bit codes (change 114: 7-bit groups of 32 at
+ * M = 2 over K = 4128, 8-bit bf16 groups of 16 with X's row whole at the
+ * 12-warp limit K = 15360, 7-bit fp32 groups of 32 at M = 1 with X
+ * carried past it, 8-bit groups of 32 on 4096 columns), and cases the
+ * rules leave to the skinny kernel: per-slab scales at M = 4, 1-bit codes
+ * at M = 4, M = 5.
  * Clusters stay on: the column-stream plan comes first. Then a refused
  * cooperative launch, which must go again on the skinny kernel. */
 static void column_stream(harness *h) {
