@@ -299,33 +299,22 @@ static int use_skinny(const lutmm_cuda_state *s, const lutmm_weights *w, const l
 }
 
 /* Whether the wide kernel takes M = 17..32 rows, where the skinny kernel
- * otherwise does: where it measured faster on the H200 (docs/PERF.md,
- * changes 104, 105, 113 and 115; M = 17 to 32, the wide kernel's tiles as
- * at M = 33..64, its MMAs over X's first 32 rows for codes of up to 4
- * bits, lutmm_wide_mma_rows):
- * - W of at most 1024 columns, every code width: 0.76-0.97x the skinny
- *   time (8192 x 1024, every group), whose launch there holds 32-64
- *   blocks;
- * - 1-bit codes everywhere: 0.75-0.92x at M = 17 and 32 on the five large
- *   shapes and 4096 x 4096, every group (two rounds, change 115);
- * - W wider than 4096 columns (64-row tiles), codes of 4 bits from M = 17:
- *   0.81-0.85x at M = 17 with per-slab scales (groups of 32, which took it
- *   from M = 24 before), 0.80-0.87x with one-row scales where the 64-row
- *   tiles give at most 32 units a multiprocessor (8192 x 8192, 4096 x
- *   14336), 0.89-0.96x on the two largest shapes (54 units);
- * - the same for codes of 2 and 3 bits (2-bit 0.81-0.88x, 3-bit
- *   0.79-0.97x), but not with one-row scales where the 64-row tiles give
- *   more than 32 units a multiprocessor: on the two largest shapes the
- *   wide kernel took 2-bit codes 0.94-1.04x (median 1.00, two rounds) and
- *   3-bit ones 1.06-1.15x;
- * - W of 1025..4096 columns (128-row tiles; 14336 x 4096, 4096 x 4096):
- *   codes of 2 and 3 bits from M = 17 (2-bit 0.89-1.02x, median 0.95;
- *   3-bit 0.93-1.01x, median 0.97), of 4 bits from M = 24 (0.94-1.01x; at
- *   M = 17 0.96-1.05x).
- * Codes of 5..8 bits keep the skinny kernel on W wider than 1024 columns:
- * 5-, 6- and 8-bit ones took 0.97-1.5x on 8192 x 8192 and 8192 x 28672
- * with the tile's MMA rows, which they still have (7-bit ones were timed
- * on 8192 x 1024 only). */
+ * otherwise does: where it measured faster on the H200, with its tiles as
+ * at M = 33..64 and, for codes of up to 4 bits, MMAs over X's first 32
+ * rows (lutmm_wide_mma_rows). The figures are in docs/HEURISTICS.md
+ * ("M = 17..32") and docs/PERF.md (changes 104, 105, 113 and 115).
+ * - W of at most 1024 columns, every code width: there the skinny
+ *   launch holds only 32-64 blocks.
+ * - 1-bit codes everywhere (0.75-0.92x the skinny time).
+ * - W of 1025..4096 columns (128-row tiles): codes of 2 and 3 bits from
+ *   M = 17, of 4 bits from M = 24 (at M = 17..23 they tie or lose).
+ * - Wider W (64-row tiles): codes of 4 bits; codes of 2 and 3 bits with
+ *   per-slab scales, or where the 64-row tiles give at most 32 units a
+ *   multiprocessor. On the two largest shapes (54 units) one-row 2-bit
+ *   codes tied (0.94-1.04x) and 3-bit ones lost (1.06-1.15x).
+ * Codes of 5..8 bits keep the skinny kernel on wider W: they have no
+ * 32-row MMAs, and took 0.97-1.5x the skinny time on 8192 x 8192 and
+ * 8192 x 28672. */
 static int wide_takes_few_rows(const lutmm_cuda_state *s, const lutmm_cuda_gemm_params *p) {
   const int64_t m = p->m, n = p->n, tile_atoms = lutmm_wide_tile_n(64) / 64;
   if (m < 17) return 0;

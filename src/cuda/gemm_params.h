@@ -564,8 +564,10 @@ LUTMM_HD static inline size_t lutmm_column_smem_bytes(uint32_t base, int bits, i
  *   M = 2 between -3.2 and +3.2 % (change 87); codes of 5 and 6 bits with
  *   groups of 32 4-16 % at M = 1 and 2-13 % at M = 2, one-row codes of
  *   5..8 bits on 16 atom columns (8192 x 1024) 9-26 % and the 12-warp
- *   blocks of 7 and 8 bits on 4096 x 4096 11-13 % at M = 2 (change 89).
- *   1-bit codes are not timed by the whole protocol and follow the 2-bit ones.
+ *   blocks of 7 and 8 bits on 4096 x 4096 11-13 % at M = 2 (change 89),
+ *   and 7- and 8-bit codes with groups of 32 11-24 % at M = 1..2 (change
+ *   114, whose kernels they lacked before). 1-bit codes are not timed by
+ *   the whole protocol and follow the 2-bit ones.
  * - M = 3..4 (four carried rows; the kernel exists for one-row codes of 2
  *   bits and up): from 32 atom columns (change 77, H100: 0-13 % faster on
  *   W of 64 columns and more, 3-14 % slower on 8192 x 1024, 16 columns cut

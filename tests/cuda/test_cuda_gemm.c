@@ -1312,27 +1312,34 @@ static const struct {
     {"determinism", determinism},
 };
 
-static int named(const char *name, int argc, char **argv) {
+#define GROUP_COUNT (sizeof groups / sizeof groups[0])
+
+/* The index of the group named `name`, GROUP_COUNT for none. */
+static size_t group_index(const char *name) {
+  size_t g = 0;
+  while (g < GROUP_COUNT && strcmp(groups[g].name, name) != 0) g++;
+  return g;
+}
+
+/* Whether the command line chose group g: every group without arguments. */
+static int chosen(size_t g, int argc, char **argv) {
   for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], name) == 0) return 1;
+    if (group_index(argv[i]) == g) return 1;
   return argc <= 1;
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    size_t g = 0;
-    while (g < sizeof groups / sizeof groups[0] && strcmp(groups[g].name, argv[i]) != 0) g++;
-    if (g == sizeof groups / sizeof groups[0]) {
+  for (int i = 1; i < argc; i++)
+    if (group_index(argv[i]) == GROUP_COUNT) {
       fprintf(stderr, "test_cuda_gemm: no group named '%s'\n", argv[i]);
       return 2;
     }
-  }
   setvbuf(stdout, NULL, _IOLBF, 0); /* each line out as it is written, for runs cut short */
   harness h;
   const int open = harness_open(&h);
   if (open != 0) return open;
-  for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
-    if (named(groups[g].name, argc, argv)) groups[g].run(&h);
+  for (size_t g = 0; g < GROUP_COUNT; g++)
+    if (chosen(g, argc, argv)) groups[g].run(&h);
   harness_close(&h);
   printf("%d cases, %d failures\n", cases, failures);
   return failures == 0 ? 0 : 1;
