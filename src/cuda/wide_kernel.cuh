@@ -472,7 +472,7 @@ __device__ __forceinline__ constexpr bool hoisted_scales() {
 /* The accumulators of one column that an MMA of MR rows of X writes: the
  * first MR / 2, since a wgmma's D fragment of N rows is the first N / 2 of
  * a wider one's (lutmm_wide_acc_site). Where MR is less than the tile's
- * rows (narrow_mma_rows) the rest stay zero, and no store path writes the
+ * rows (lutmm_wide_mma_rows) the rest stay zero, and no store path writes the
  * rows they stand for, which lie past M. */
 template <int MR, int ACC>
 __device__ __forceinline__ float (&mma_accumulators(float (&acc)[ACC]))[MR / 2] {

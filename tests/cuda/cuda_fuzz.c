@@ -178,7 +178,7 @@ int main(int argc, char **argv) {
     }
     const int failed = harness_run_case(&h, &c, why, sizeof why, NULL) != 0;
     state->wide_from_m = wide_from_m;
-    if (lutmm_cuda_state_of(h.cuda)->last_skinny_column && c.m <= 8) t.column_launches[c.m]++;
+    if (state->last_skinny_column && c.m <= 8) t.column_launches[c.m]++;
     if (failed) {
       harness_describe(&c, name, sizeof name);
       printf("FAIL %s: %s\n", name, why);

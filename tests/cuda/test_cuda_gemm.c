@@ -92,26 +92,24 @@ typedef struct saved_clusters {
   int column_stream;
 } saved_clusters;
 
-/* The column-stream kernel put aside, where a group tests the paths it
- * would take M = 1 from, and put back. */
-static int column_stream_off(harness *h) {
-  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
-  const int was = s->column_stream;
-  s->column_stream = 0;
+/* Sets a planner setting that a group changes for its cases; returns the
+ * value it had, for the group to put back. */
+static int swap_setting(int *setting, int value) {
+  const int was = *setting;
+  *setting = value;
   return was;
 }
+
+/* The column-stream kernel put aside, where a group tests the paths it
+ * would take M = 1 from, and put back. */
+static int column_stream_off(harness *h) { return swap_setting(&lutmm_cuda_state_of(h->cuda)->column_stream, 0); }
 
 static void column_stream_back(harness *h, int was) { lutmm_cuda_state_of(h->cuda)->column_stream = was; }
 
 /* The wide kernel held to M > 32 (LUTMM_CUDA_WIDE_FROM_M=33's setting),
  * where a group tests the skinny kernel at rows wide_takes_few_rows would
  * give the wide kernel on Hopper, and put back. */
-static int wide_rows_above_32(harness *h) {
-  lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
-  const int was = s->wide_from_m;
-  s->wide_from_m = 33;
-  return was;
-}
+static int wide_rows_above_32(harness *h) { return swap_setting(&lutmm_cuda_state_of(h->cuda)->wide_from_m, 33); }
 
 static void wide_rows_back(harness *h, int was) { lutmm_cuda_state_of(h->cuda)->wide_from_m = was; }
 
@@ -287,9 +285,7 @@ static void wide_narrow_mma(harness *h) {
   const int64_t ms[] = {17, 24, 32};
   uint64_t rng = 41;
   lutmm_cuda_state *s = lutmm_cuda_state_of(h->cuda);
-  const int wide_from_m = s->wide_from_m, wide_full_mma = s->wide_full_mma;
-  s->wide_from_m = 17;
-  s->wide_full_mma = 0;
+  const int wide_from_m = swap_setting(&s->wide_from_m, 17), wide_full_mma = swap_setting(&s->wide_full_mma, 0);
   for (int i = 0; i < 3; i++)
     for (int bits = 1; bits <= 8; bits++)
       for (int narrow_w = 0; narrow_w < 2; narrow_w++) {
