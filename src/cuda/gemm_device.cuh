@@ -409,6 +409,17 @@ __device__ __forceinline__ int slab_scale_row(const lutmm_cuda_gemm_params &p, i
   return (int)(scale_row(p, atom * 64 + 16 * slab) - scale_row(p, atom * 64));
 }
 
+/* The scale rows of k-atom `atom`'s four slabs, counted from its first,
+ * one a byte (slab s in byte s; per-slab scales). `fixed`: groups of 16
+ * or 32 rows in an atom wholly inside K, whose rows are known; other
+ * groups and a ragged K's last atom take slab_scale_row. */
+__device__ __forceinline__ uint32_t slab_rows_word(const lutmm_cuda_gemm_params &p, int64_t atom, bool fixed) {
+  if (fixed) return p.group_log2 == 4 ? 0x03020100u : 0x01010000u;
+  uint32_t rows = 0;
+  for (int slab = 1; slab < 4; slab++) rows |= (uint32_t)slab_scale_row(p, atom, slab) << (8 * slab);
+  return rows;
+}
+
 /* The value of pair-table entry e (codes of up to 4 bits): T_c of the two
  * codes whose slices e holds, the first in the low half. */
 template <typename T, int BITS>

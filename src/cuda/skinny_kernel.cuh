@@ -215,7 +215,7 @@ template <bool ONE_ROW>
 __device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, int column, int atom, int lane,
                                             uint8_t *entry) {
   /* 4 or 2 rows from row atom·64 >> log2(group) where they follow by a
-   * shift (as compute_atom's slab_shift) */
+   * shift (slab_rows_by_shift, as compute_atom's slab_rows_word) */
   const bool by_shift = !ONE_ROW && slab_rows_by_shift(p, atom);
   /* Byte offsets in 32 bits: the planner keeps the scale array below 2 GiB. */
   const uint32_t r0 = by_shift ? (uint32_t)atom << (6 - p.group_log2) : (uint32_t)first_scale_row(p, atom);
@@ -227,11 +227,12 @@ __device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, int
     if (lane < 1 << log2_vpr) cp_async16(entry + lane * 16, first + lane * 16, 16);
     return;
   }
+  /* At most 4 rows of 16-bit scales or 2 of fp32 ones (lutmm_skinny_scales_fit):
+   * 32 vectors, one a lane, so no loop. */
   const int rows = by_shift ? 64 >> p.group_log2 : scale_rows_of_atom(p, atom);
-  const uint32_t row_bytes = scale_row_bytes(p);
-  for (int v = lane; v < rows << log2_vpr; v += 32) {
-    const int r = v >> log2_vpr, c = v & ((1 << log2_vpr) - 1);
-    cp_async16(entry + v * 16, first + r * row_bytes + c * 16, 16);
+  if (lane < rows << log2_vpr) {
+    const int r = lane >> log2_vpr, c = lane & ((1 << log2_vpr) - 1);
+    cp_async16(entry + lane * 16, first + r * scale_row_bytes(p) + c * 16, 16);
   }
 }
 
@@ -559,9 +560,8 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
   constexpr bool PAIRS = BITS <= 4;
   uint32_t w[4 * BITS]; /* a lane's 32-bit words of one atom, all planes */
   if constexpr (PAIRS) read_atom<BITS>(slot_lane, w);
-  [[maybe_unused]] int held = 0; /* per-slab scales where rows do not follow by a shift: the row `scales` holds */
-  /* where the rows follow by a shift, slab s's row is (16·s) >> log2(group) */
-  const int slab_shift = !ONE_ROW && slab_rows_by_shift(p, atom) ? p.group_log2 : -1;
+  /* per-slab scales: slab s's row in byte s, found once an atom (see below) */
+  [[maybe_unused]] const uint32_t rows = ONE_ROW ? 0 : slab_rows_word(p, atom, slab_rows_by_shift(p, atom));
   if (!carry) {
     if (p.scale_dtype != (int)compute<T>::kDtype) convert_scales<T, ONE_ROW>(p, entry, lane);
     scale_words(entry, scale_lane, scales);
@@ -578,23 +578,14 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
     for (int h = 0; h < 2; h++) {
       const int slab = kb + h;
       if constexpr (MB == 8) x_slab(xs, slab, xf);
-      if constexpr (!ONE_ROW) {
-        if (slab > 0 && slab_shift >= 0) {
-          /* groups of 16 and 32: slab s opens row 16·s >> log2(group)
-           * where 16·s is a multiple of the group (every slab of 16, the
-           * third of 32), with no row kept to compare */
-          if (slab == 2 || slab_shift == 4)
-            scale_words(entry + ((16u * slab) >> slab_shift) * kScaleRowBytes, scale_lane, scales);
-        } else if (slab > 0) {
-          /* other groups (and a ragged K's last atom): a row where the
-           * slab's differs from the one `scales` holds */
-          const int rr = slab_scale_row(p, atom, slab);
-          if (rr != held) {
-            scale_words(entry + rr * kScaleRowBytes, scale_lane, scales);
-            held = rr;
-          }
-        }
-      }
+      /* Per-slab scales: each slab reads its row, needed or not. Reading
+       * only where a slab opens a row took tests and branches that cost
+       * more than an ldmatrix: a warp's atom ran 1,028 instructions
+       * against 911 with one-row scales (Nsight Compute, 8-bit codes,
+       * groups of 32, M = 8, H200), and this form runs groups of 32 at
+       * M = 8..16 in 0.89-1.00 of the time (docs/PERF.md, change 116). */
+      if (!ONE_ROW && slab > 0)
+        scale_words(entry + ((rows >> (8 * slab)) & 0xFFu) * kScaleRowBytes, scale_lane, scales);
       if constexpr (BITS <= 2) {
         /* A slice word holds 4/b n16 blocks of the slab: one table load per
          * byte gives pair b of each. */

@@ -111,19 +111,13 @@ __device__ __forceinline__ bool slab_rows_fixed(const lutmm_cuda_gemm_params &p,
   return (p.group_log2 == 4 || p.group_log2 == 5) && s.it * 64 + 64 <= p.k;
 }
 
-/* The scale rows of unit s's four slabs, counted from the unit's first,
- * one a byte (slab s in byte s; per-slab scales): one test a unit. Found
- * in each slab instead (a shift, or slab_scale_row's clamped 64-bit
- * arithmetic, behind a branch), they made a warp's unit 205 instructions
- * against 158 with one-row scales (Nsight Compute, 4-bit codes, 256-row
- * tiles, H200; docs/PERF.md, change 110). Groups of 16 and 32 rows in an
- * atom wholly inside K have them fixed; other groups and a ragged K's
- * last atom take slab_scale_row. */
+/* The scale rows of unit s's four slabs (slab_rows_word): one test a
+ * unit. Found in each slab instead (a shift, or slab_scale_row's clamped
+ * 64-bit arithmetic, behind a branch), they made a warp's unit 205
+ * instructions against 158 with one-row scales (Nsight Compute, 4-bit
+ * codes, 256-row tiles, H200; docs/PERF.md, change 110). */
 __device__ __forceinline__ uint32_t slab_rows(const lutmm_cuda_gemm_params &p, const unit_site &s) {
-  if (slab_rows_fixed(p, s)) return p.group_log2 == 4 ? 0x03020100u : 0x01010000u;
-  uint32_t rows = 0;
-  for (int slab = 1; slab < 4; slab++) rows |= (uint32_t)slab_scale_row(p, s.it, slab) << (8 * slab);
-  return rows;
+  return slab_rows_word(p, s.it, slab_rows_fixed(p, s));
 }
 
 /* Slab `slab`'s row in slab_rows' word; slab 0's is the unit's first. */
