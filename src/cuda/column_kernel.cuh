@@ -199,8 +199,8 @@ struct column_fetcher {
   __device__ __forceinline__ bool done() const { return unit >= part_end; }
   /* Per-slab rows of k-atom k whose vectors 32 lanes copy once: those
    * that follow by a shift (slab_rows_by_shift), but fp32 groups of 16 (64
-   * vectors; the planner gives those the tiled kernel, their four rows not
-   * fitting an entry, so this guard keeps the fetcher right on its own). */
+   * vectors, more than an entry holds: lutmm_skinny_scales_fit gives them
+   * the tiled kernel, so they never reach this kernel or load_scales). */
   static __device__ __forceinline__ bool slab_rows_one_pass(const lutmm_cuda_gemm_params &p, int k) {
     return slab_rows_by_shift(p, k) && (p.group_log2 == 5 || p.scale_dtype != LUTMM_DTYPE_F32);
   }
