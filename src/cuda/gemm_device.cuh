@@ -420,6 +420,12 @@ __device__ __forceinline__ uint32_t slab_rows_word(const lutmm_cuda_gemm_params 
   return rows;
 }
 
+/* Byte b of word w, zero-extended: one PRMT. */
+__device__ __forceinline__ uint32_t byte_of(uint32_t w, int b) { return __byte_perm(w, 0, 0x4440u | (uint32_t)b); }
+
+/* Slab `slab`'s row in slab_rows_word's word; slab 0's is the atom's first. */
+__device__ __forceinline__ int slab_row(uint32_t rows, int slab) { return slab == 0 ? 0 : (int)byte_of(rows, slab); }
+
 /* The value of pair-table entry e (codes of up to 4 bits): T_c of the two
  * codes whose slices e holds, the first in the low half. */
 template <typename T, int BITS>

@@ -229,6 +229,7 @@ __device__ __forceinline__ void load_scales(const lutmm_cuda_gemm_params &p, int
   }
   /* At most 4 rows of 16-bit scales or 2 of fp32 ones (lutmm_skinny_scales_fit):
    * 32 vectors, one a lane, so no loop. */
+  static_assert(LUTMM_SKINNY_SCALE_ENTRY(0) / 16 <= 32, "a per-slab entry's vectors, one a lane");
   const int rows = by_shift ? 64 >> p.group_log2 : scale_rows_of_atom(p, atom);
   if (lane < rows << log2_vpr) {
     const int r = lane >> log2_vpr, c = lane & ((1 << log2_vpr) - 1);
@@ -585,7 +586,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
        * groups of 32, M = 8, H200), and this form runs groups of 32 at
        * M = 8..16 in 0.89-1.00 of the time (docs/PERF.md, change 116). */
       if (!ONE_ROW && slab > 0)
-        scale_words(entry + ((rows >> (8 * slab)) & 0xFFu) * kScaleRowBytes, scale_lane, scales);
+        scale_words(entry + slab_row(rows, slab) * kScaleRowBytes, scale_lane, scales);
       if constexpr (BITS <= 2) {
         /* A slice word holds 4/b n16 blocks of the slab: one table load per
          * byte gives pair b of each. */

@@ -102,9 +102,6 @@ __device__ __forceinline__ void load_x_unaligned(const lutmm_cuda_gemm_params &p
   }
 }
 
-/* Byte b of word w, zero-extended: one PRMT. */
-__device__ __forceinline__ uint32_t byte_of(uint32_t w, int b) { return __byte_perm(w, 0, 0x4440u | (uint32_t)b); }
-
 /* Whether unit s's slab rows are fixed: groups of 16 or 32 rows in an atom
  * wholly inside K (slab_rows). */
 __device__ __forceinline__ bool slab_rows_fixed(const lutmm_cuda_gemm_params &p, const unit_site &s) {
@@ -119,9 +116,6 @@ __device__ __forceinline__ bool slab_rows_fixed(const lutmm_cuda_gemm_params &p,
 __device__ __forceinline__ uint32_t slab_rows(const lutmm_cuda_gemm_params &p, const unit_site &s) {
   return slab_rows_word(p, s.it, slab_rows_fixed(p, s));
 }
-
-/* Slab `slab`'s row in slab_rows' word; slab 0's is the unit's first. */
-__device__ __forceinline__ int slab_row(uint32_t rows, int slab) { return slab == 0 ? 0 : (int)byte_of(rows, slab); }
 
 /* The scale rows unit s's slabs take: slab 3's row + 1 (slab_rows). */
 __device__ __forceinline__ int unit_scale_rows(const lutmm_cuda_gemm_params &p, const unit_site &s) {
