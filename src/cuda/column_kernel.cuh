@@ -422,6 +422,10 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
 #pragma unroll
   for (int i = 0; i < 4; i++) scales[i] = 0;
   int u = lo + warp; /* this warp's next unit, as its fetcher counts them */
+  /* Per-slab scales: a row only where a slab opens one (compute_atom),
+   * 1-3 % faster with groups of 32 at M = 1, but for 3-bit codes, 2 %
+   * slower with it on 8192 x 28672 (docs/PERF.md, change 117). */
+  constexpr bool OPENED_ROWS = BITS != 3;
   for (int part_lo = lo, part = 0; part_lo < hi; part++) {
     const int column = part_lo / iters, part_hi = min(hi, (column + 1) * iters);
     float acc[1][4][4];
@@ -435,8 +439,9 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
         if (h == 0 || even + 1 < (int)p.k_atoms) {
           const bool carry = h == 1 && ((uint32_t)(even + 1) & p.atom_group_mask) != 0;
           const uint32_t x_step = R::X_WHOLE ? (uint32_t)(even + h) : (uint32_t)slot;
-          compute_atom<T, 1, BITS, ONE_ROW>(p, even + h, lane, ring_lane + slot * R::SLOT, entries + slot * R::ENTRY,
-                                            x_lane + x_step * X_STEP, table_lane, scale_lane, carry, scales, acc);
+          compute_atom<T, 1, BITS, ONE_ROW, OPENED_ROWS>(p, even + h, lane, ring_lane + slot * R::SLOT,
+                                                        entries + slot * R::ENTRY, x_lane + x_step * X_STEP,
+                                                        table_lane, scale_lane, carry, scales, acc);
         }
         __syncwarp();
         const int fetched = (h + R::DEPTH) % 2; /* the atom of its unit this step fetches (a constant, unrolled) */

@@ -1210,6 +1210,35 @@ static void column_stream(harness *h) {
   }
 }
 
+/* Per-slab scale rows that slabs open anywhere in an atom: the column
+ * stream reads a slab's row only where the slab opens one (compute_atom's
+ * OPENED_ROWS, change 117), and groups of 48, 80, 96 and 160 rows (whole
+ * multiples of 16, no power of two) open them at each slab position in
+ * some atoms and at none in others. Each code width once, at M = 1 and 2
+ * (which the column stream takes whatever the shape), fp16 and bf16
+ * scales and X,
+ * in exact and bound mode, planned as the rules say; at least one case
+ * must take the column-stream kernel. */
+static void column_opened_rows(harness *h) {
+  lutmm_cuda_state *s = column_state(h, "column_opened_rows");
+  if (s == NULL) return;
+  const int64_t groups[] = {48, 80, 96, 160}, ks[] = {4128, 4160, 4128, 4160};
+  uint64_t rng = 29;
+  int taken = 0;
+  for (int bits = 1; bits <= 8; bits++) {
+    const int g = bits % 4;
+    const lutmm_dtype dtype = bits % 3 == 0 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
+    const gemm_case c = {bits, 1 + bits % 2, ks[g], 960 + 64 * bits, groups[g], dtype,
+                        dtype, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
+    taken += column_cases(h, s, "column_opened_rows", &c, 1);
+  }
+  printf("column_opened_rows: %d of 8 cases took the column-stream kernel\n", taken);
+  if (taken == 0) {
+    printf("FAIL column_opened_rows: no case took the column-stream kernel\n");
+    failures++;
+  }
+}
+
 /* The column stream's grid rule (lutmm_column_grid): on a 132-SM part 128
  * blocks whose ranges line up with the columns. 4096 x 4096 (half a
  * column a block: every column cut once, in its middle, the second half's
@@ -1305,6 +1334,7 @@ static const struct {
     {"refused_cooperative_launches", refused_cooperative_launches},
     {"column_stream", column_stream},
     {"column_grid", column_grid},
+    {"column_opened_rows", column_opened_rows},
     {"determinism", determinism},
 };
 
