@@ -423,8 +423,9 @@ __global__ void __launch_bounds__(32 * W, 1) column_kernel(const __grid_constant
   for (int i = 0; i < 4; i++) scales[i] = 0;
   int u = lo + warp; /* this warp's next unit, as its fetcher counts them */
   /* Per-slab scales: a row only where a slab opens one (compute_atom),
-   * 1-3 % faster with groups of 32 at M = 1, but for 3-bit codes, 2 %
-   * slower with it on 8192 x 28672 (docs/PERF.md, change 117). */
+   * 0-4 % faster with groups of 32 at M = 1..2 (7-bit codes about even);
+   * 3-bit codes ran 2 % slower with it on 8192 x 28672 and keep every
+   * slab's read (docs/PERF.md, change 117). */
   constexpr bool OPENED_ROWS = BITS != 3;
   for (int part_lo = lo, part = 0; part_lo < hi; part++) {
     const int column = part_lo / iters, part_hi = min(hi, (column + 1) * iters);

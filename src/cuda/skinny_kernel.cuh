@@ -554,7 +554,8 @@ __device__ __forceinline__ void scaled_mma(uint32_t pair0, uint32_t pair1, uint3
  * ONE_ROW: the atom lies in one scale group (group_size % 64 == 0 or one
  * group per column), so its scales never change between slabs.
  * OPENED_ROWS: per-slab scales read a row only where a slab opens one (the
- * column stream), not at every slab (see below). */
+ * column stream but for 3-bit codes, column_kernel.cuh), not at every
+ * slab (see below). */
 template <typename T, int MB, int BITS, bool ONE_ROW, bool OPENED_ROWS = false>
 __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, int atom, int lane, uint32_t slot_lane,
                                              uint8_t *entry, const uint8_t *xs, uint32_t table_lane,
@@ -565,7 +566,7 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
   if constexpr (PAIRS) read_atom<BITS>(slot_lane, w);
   /* per-slab scales: slab s's row in byte s, found once an atom (see below) */
   [[maybe_unused]] const uint32_t rows = ONE_ROW ? 0 : slab_rows_word(p, atom, slab_rows_by_shift(p, atom));
-  /* byte s nonzero where slab s's row is not slab s − 1's (rows only grow) */
+  /* byte s nonzero where slab s's row is not slab s − 1's (OPENED_ROWS) */
   [[maybe_unused]] const uint32_t opens = rows ^ (rows << 8);
   if (!carry) {
     if (p.scale_dtype != (int)compute<T>::kDtype) convert_scales<T, ONE_ROW>(p, entry, lane);
@@ -589,9 +590,10 @@ __device__ __forceinline__ void compute_atom(const lutmm_cuda_gemm_params &p, in
        * against 911 with one-row scales (Nsight Compute, 8-bit codes,
        * groups of 32, M = 8, H200), and this form runs groups of 32 at
        * M = 8..16 in 0.89-1.00 of the time (docs/PERF.md, change 116).
-       * The column stream (M = 1..4) reads only the rows that slabs
-       * open, one predicate from `opens` and no row kept (OPENED_ROWS,
-       * change 117): there it is the faster form. */
+       * The column stream (M = 1..2) reads only the rows that slabs
+       * open, one predicate a slab from `opens` and no row kept
+       * (OPENED_ROWS): there it measured faster, but for 3-bit codes
+       * (change 117). */
       if (!ONE_ROW && slab > 0 && (!OPENED_ROWS || (opens & (0xFFu << 8 * slab)) != 0))
         scale_words(entry + slab_row(rows, slab) * kScaleRowBytes, scale_lane, scales);
       if constexpr (BITS <= 2) {

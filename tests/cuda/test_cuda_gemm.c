@@ -1210,29 +1210,33 @@ static void column_stream(harness *h) {
   }
 }
 
-/* Per-slab scale rows that slabs open anywhere in an atom: the column
- * stream reads a slab's row only where the slab opens one (compute_atom's
- * OPENED_ROWS, change 117), and groups of 48, 80, 96 and 160 rows (whole
- * multiples of 16, no power of two) open them at each slab position in
- * some atoms and at none in others. Each code width once, at M = 1 and 2
- * (which the column stream takes whatever the shape), fp16 and bf16
- * scales and X,
- * in exact and bound mode, planned as the rules say; at least one case
- * must take the column-stream kernel. */
+/* Per-slab scale rows that slabs open at any position: the column stream
+ * reads a slab's row only where the slab opens one (compute_atom's
+ * OPENED_ROWS, change 117). Groups of 48 open a row at slab 1, 2 or 3 of
+ * every atom, groups of 80 at any slab or none, groups of 96 and 160 at
+ * slab 2 or none; K = 4128 ends inside an atom (rows past K clamped).
+ * Each code width once, even ones at M = 1 and odd ones at M = 2, fp16 or
+ * bf16 scales and X; then fp32 groups of 48 at M = 1, whose entries are
+ * converted in place. Each case in exact and bound mode, planned as the
+ * rules say (M <= 2: the column-stream kernel wherever it runs). */
 static void column_opened_rows(harness *h) {
   lutmm_cuda_state *s = column_state(h, "column_opened_rows");
   if (s == NULL) return;
-  const int64_t groups[] = {48, 80, 96, 160}, ks[] = {4128, 4160, 4128, 4160};
+  const struct {
+    int64_t group, k;
+  } sizes[] = {{48, 4128}, {80, 4160}, {96, 4128}, {160, 4160}};
+  gemm_case all[9];
   uint64_t rng = 29;
-  int taken = 0;
   for (int bits = 1; bits <= 8; bits++) {
     const int g = bits % 4;
     const lutmm_dtype dtype = bits % 3 == 0 ? LUTMM_DTYPE_BF16 : LUTMM_DTYPE_F16;
-    const gemm_case c = {bits, 1 + bits % 2, ks[g], 960 + 64 * bits, groups[g], dtype,
-                        dtype, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
-    taken += column_cases(h, s, "column_opened_rows", &c, 1);
+    all[bits - 1] = (gemm_case){bits, 1 + bits % 2, sizes[g].k, 960 + 64 * bits, sizes[g].group, dtype,
+                               dtype, LUTMM_DTYPE_F32, 1, 0, 0, harness_next(&rng)};
   }
-  printf("column_opened_rows: %d of 8 cases took the column-stream kernel\n", taken);
+  all[8] = (gemm_case){4, 1, 4128, 2048, 48, LUTMM_DTYPE_F32, LUTMM_DTYPE_F16, LUTMM_DTYPE_F32, 1, 0, 0, 110};
+  const int count = (int)(sizeof all / sizeof all[0]);
+  const int taken = column_cases(h, s, "column_opened_rows", all, sizeof all / sizeof all[0]);
+  printf("column_opened_rows: %d of %d cases took the column-stream kernel\n", taken, count);
   if (taken == 0) {
     printf("FAIL column_opened_rows: no case took the column-stream kernel\n");
     failures++;
@@ -1333,8 +1337,8 @@ static const struct {
     {"refused_cluster_launches", refused_cluster_launches},
     {"refused_cooperative_launches", refused_cooperative_launches},
     {"column_stream", column_stream},
-    {"column_grid", column_grid},
     {"column_opened_rows", column_opened_rows},
+    {"column_grid", column_grid},
     {"determinism", determinism},
 };
 
